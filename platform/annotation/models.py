@@ -1,0 +1,84 @@
+"""Annotation items, human labels and gold labels."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+
+def _rating_field(help_text: str) -> models.PositiveSmallIntegerField:
+    return models.PositiveSmallIntegerField(null=True, blank=True, help_text=help_text)
+
+
+class AnnotationItem(models.Model):
+    """A candidate put in front of annotators."""
+
+    dataset = models.ForeignKey("corpus.Dataset", on_delete=models.CASCADE, related_name="annotation_items")
+    candidate = models.OneToOneField(
+        "paraphrases.Candidate", on_delete=models.CASCADE, related_name="annotation_item"
+    )
+    purpose = models.CharField(
+        max_length=32, default="review", help_text="review, synthesized_test, import…"
+    )
+    required_labels = models.PositiveSmallIntegerField(default=2)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"item {self.pk} (candidate {self.candidate_id})"
+
+
+class Label(models.Model):
+    item = models.ForeignKey(AnnotationItem, on_delete=models.CASCADE, related_name="labels")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="labels")
+    valid = models.BooleanField()
+    solvability = _rating_field("0–5")
+    diversity = _rating_field("0–5")
+    fluency = _rating_field("0–5")
+    comment = models.TextField(blank=True)
+    time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="label_one_per_annotator_item"),
+            *[
+                models.CheckConstraint(
+                    condition=models.Q(**{f"{field}__isnull": True}) | models.Q(**{f"{field}__lte": 5}),
+                    name=f"label_{field}_0_5",
+                )
+                for field in ("solvability", "diversity", "fluency")
+            ],
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator_id} → item {self.item_id}: {'valid' if self.valid else 'invalid'}"
+
+
+class GoldLabel(models.Model):
+    """The accepted answer for a candidate: imported, agreed by annotators, or adjudicated by staff."""
+
+    class Source(models.TextChoices):
+        IMPORT = "import", "Imported"
+        AGREEMENT = "agreement", "Annotators agreed"
+        ADJUDICATION = "adjudication", "Staff adjudication"
+
+    candidate = models.OneToOneField("paraphrases.Candidate", on_delete=models.CASCADE, related_name="gold")
+    valid = models.BooleanField()
+    source = models.CharField(max_length=16, choices=Source.choices)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"gold {self.candidate_id}: {'valid' if self.valid else 'invalid'} ({self.source})"

@@ -1,0 +1,45 @@
+"""Job status over REST: `GET jobs/`, `GET jobs/{id}/`."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import generics, serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from paralab.permissions import IsStaff
+
+from .models import Job
+from .selectors import job_list
+
+
+class JobSerializer(serializers.ModelSerializer):
+    dataset = serializers.PrimaryKeyRelatedField(read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = Job
+        fields = [
+            "id", "kind", "status", "progress", "params", "result", "error", "log", "queue",
+            "attempts", "dataset", "created_by", "created_at", "started_at", "finished_at",
+        ]
+        read_only_fields = fields
+
+
+class JobListApi(generics.ListAPIView):
+    permission_classes = [IsStaff]
+    serializer_class = JobSerializer
+
+    def get_queryset(self):
+        qs = job_list(user=self.request.user)
+        status = self.request.query_params.get("status")
+        if status:
+            qs = qs.filter(status=status)
+        return qs
+
+
+class JobDetailApi(APIView):
+    permission_classes = [IsStaff]
+
+    def get(self, request, job_id: int):
+        job = get_object_or_404(job_list(user=request.user), pk=job_id)
+        return Response(JobSerializer(job).data)

@@ -1,0 +1,65 @@
+"""Jobs: the state machine that makes every background task observable and idempotent."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Job(models.Model):
+    class Kind(models.TextChoices):
+        IMPORT_PROBLEMS = "import_problems", "Import problems"
+        IMPORT_PAIRS = "import_pairs", "Import labelled pairs"
+        EXPORT = "export", "Export"
+        SCORE = "score", "Score candidates"
+        SYNTHESIZE = "synthesize", "Synthesize test pairs"
+        TRAIN = "train", "Train a model"
+        EVALUATE = "evaluate", "Evaluate a model"
+        GENERATE = "generate", "Generate paraphrases"
+        RETRAIN = "retrain", "Retrain"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED)
+
+    kind = models.CharField(max_length=32, choices=Kind.choices, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True
+    )
+    progress = models.FloatField(default=0.0)
+    params = models.JSONField(default=dict, blank=True)
+    result = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    log = models.TextField(blank=True, help_text="Human-readable notes the task wrote while running.")
+    queue = models.CharField(max_length=16, default="cpu")
+    celery_task_id = models.CharField(max_length=64, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    dataset = models.ForeignKey(
+        "corpus.Dataset", null=True, blank=True, on_delete=models.SET_NULL, related_name="jobs"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(progress__gte=0.0) & models.Q(progress__lte=1.0),
+                name="job_progress_0_1",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Job {self.pk} {self.kind} {self.status}"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self.status in self.TERMINAL

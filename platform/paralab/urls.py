@@ -1,0 +1,21 @@
+"""URL configuration: pages, the admin, and the REST API under /api/v1/."""
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+
+from corpus import views as corpus_views
+from jobs import views as jobs_views
+from paralab import views as site_views
+
+urlpatterns = [
+    path("", site_views.home, name="home"),
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("datasets/", corpus_views.dataset_list_page, name="dataset-list"),
+    path("datasets/<int:dataset_id>/", corpus_views.dataset_detail_page, name="dataset-detail"),
+    path("problems/<int:problem_id>/", corpus_views.problem_detail_page, name="problem-detail"),
+    path("jobs/", jobs_views.job_list_page, name="job-list"),
+    path("healthz/", site_views.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/v1/", include("paralab.api_urls")),
+]

@@ -1,0 +1,19 @@
+"""Site-level pages."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db import connection
+from django.http import JsonResponse
+from django.shortcuts import redirect
+
+
+@login_required
+def home(request):
+    return redirect("dataset-list")
+
+
+def healthz(request):
+    """Liveness for load balancers: the database answers."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ParaphrasesConfig(AppConfig):
+    name = "paraphrases"
+    verbose_name = "Paraphrases"

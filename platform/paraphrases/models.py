@@ -1,0 +1,60 @@
+"""Paraphrase candidates of problems and their scores."""
+from __future__ import annotations
+
+from django.db import models
+
+
+class Candidate(models.Model):
+    problem = models.ForeignKey("corpus.Problem", on_delete=models.CASCADE, related_name="candidates")
+    text = models.TextField()
+    text_hash = models.CharField(max_length=64)
+    generator = models.CharField(
+        max_length=64, help_text="What produced it: an operator (paraqd:f5), a model (stead, pap), import…"
+    )
+    operator = models.CharField(max_length=64, blank=True)
+    prompt = models.CharField(max_length=128, blank=True)
+    noise_combination = models.CharField(max_length=128, blank=True)
+    model_version = models.ForeignKey(
+        "modelhub.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="candidates"
+    )
+    intended_valid = models.BooleanField(
+        null=True, blank=True, help_text="Whether the operator meant it as a valid (True) or invalid (False) paraphrase."
+    )
+    metadata = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["problem", "generator", "text_hash"], name="candidate_unique_per_generator"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class Score(models.Model):
+    """Scores of one candidate by one scorer version (all against the original problem text)."""
+
+    candidate = models.ForeignKey(Candidate, on_delete=models.CASCADE, related_name="scores")
+    scorer_version = models.CharField(max_length=128, help_text="e.g. paraqd:v12, or metrics:1")
+    model_version = models.ForeignKey(
+        "modelhub.ModelVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="scores"
+    )
+    paraqd = models.FloatField(null=True, blank=True, help_text="ParaQD cosine score in [-1, 1].")
+    similarity = models.FloatField(null=True, blank=True, help_text="σ = (cos + 1) / 2.")
+    numeracy = models.FloatField(null=True, blank=True, help_text="ν, numeracy overlap^p.")
+    bleu_diversity = models.FloatField(null=True, blank=True, help_text="1 − BLEU.")
+    wpd = models.FloatField(null=True, blank=True, help_text="Word position deviation.")
+    diversity = models.FloatField(null=True, blank=True, help_text="δ = 0.6(1 − BLEU) + 0.4 WPD.")
+    pqi = models.FloatField(null=True, blank=True, help_text="σ^0.5 δ^0.25 ν^0.25.")
+    extra = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["candidate", "scorer_version"], name="score_unique_per_scorer"),
+        ]
