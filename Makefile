@@ -1,0 +1,40 @@
+# The README's two commands are `make demo` and `make test`; .ci/run calls `make test`.
+PYTHON ?= python3.11
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paralab
+
+.PHONY: install demo test test-fast services check clean
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip setuptools wheel
+	# torch first and pinned: on CPU machines this takes the local CPU build (see README for GPU hosts)
+	$(PIP) install -q "torch==2.13.0"
+	$(PIP) install -q -e ".[test]"
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: install
+	$(PY) manage.py demo
+
+services:
+	bash scripts/services.sh
+
+check: install
+	$(PY) manage.py check
+	DEBUG=0 SECRET_KEY=$$(head -c 48 /dev/urandom | base64) ALLOWED_HOSTS=paralab.example.org \
+		$(PY) manage.py check --deploy --fail-level WARNING
+	$(PY) manage.py makemigrations --check --dry-run
+
+test: install services
+	$(MAKE) --no-print-directory check
+	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -p no:cacheprovider
+
+test-fast: install
+	$(PY) -m pytest -m "not slow and not integration and not browser"
+
+clean:
+	rm -rf $(VENV) var staticfiles

@@ -1,0 +1,57 @@
+"""The /jobs/ page: staff only, a progress bar per job, live updates from jobs.js."""
+from __future__ import annotations
+
+from django.contrib.staticfiles import finders
+from django.test import TestCase
+from django.urls import reverse
+
+from jobs.models import Job
+from tests.platform.corpus.factories import make_dataset, make_user
+
+
+class JobPageTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.staff = make_user("boss", staff=True)
+        cls.annotator = make_user("ann")
+        dataset = make_dataset("algebra")
+        cls.running = Job.objects.create(
+            kind=Job.Kind.IMPORT_PROBLEMS, status=Job.Status.RUNNING, progress=0.45, dataset=dataset,
+            log="[10:00:00] read 100 problems\n",
+        )
+        cls.failed = Job.objects.create(
+            kind=Job.Kind.TRAIN, status=Job.Status.FAILED, progress=0.2,
+            error="data.csv, line 3: <b>bad</b> field", created_by=cls.staff,
+        )
+
+    def test_only_staff_may_open_it(self):
+        url = reverse("job-list")
+        self.assertTrue(self.client.get(url)["Location"].startswith("/login/"))
+        self.client.force_login(self.annotator)
+        response = self.client.get(url)
+        self.assertEqual(response.status_code, 302)
+        self.assertTrue(response["Location"].startswith("/login/"))
+
+    def test_every_job_has_a_progress_bar_status_error_and_log(self):
+        self.client.force_login(self.staff)
+        response = self.client.get(reverse("job-list"))
+        self.assertEqual(response.status_code, 200)
+        self.assertContains(response, f'data-job-url="/api/v1/jobs/{self.running.pk}/"')
+        self.assertContains(response, 'data-status="running"')
+        self.assertContains(response, "width: 45%")
+        self.assertContains(response, 'aria-valuenow="45"')
+        self.assertContains(response, "read 100 problems")
+        self.assertContains(response, "data.csv, line 3: &lt;b&gt;bad&lt;/b&gt; field")
+        self.assertNotContains(response, "<b>bad</b>")
+        self.assertContains(response, "paralab/jobs.js")
+
+    def test_the_script_polls_the_job_endpoint_it_points_at(self):
+        self.client.force_login(self.staff)
+        self.assertEqual(self.client.get(f"/api/v1/jobs/{self.running.pk}/").json()["progress"], 0.45)
+        script = finders.find("paralab/jobs.js")
+        self.assertIsNotNone(script, "templates/static/paralab/jobs.js is missing")
+        source = open(script, encoding="utf-8").read()
+        self.assertIn("2000", source)
+        self.assertIn("X-CSRFToken", source)
+        self.assertNotIn("innerHTML", source)
+        self.assertIsNotNone(finders.find("paralab/site.css"))
