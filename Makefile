@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paralab
 
-.PHONY: install demo test test-fast services check clean
+.PHONY: install demo test test-fast services browser check clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,9 +29,12 @@ check: install
 		$(PY) manage.py check --deploy --fail-level WARNING
 	$(PY) manage.py makemigrations --check --dry-run
 
-test: install services
+browser:
+	bash scripts/browser.sh
+
+test: install services browser
 	$(MAKE) --no-print-directory check
-	DATABASE_URL=$(TEST_DATABASE_URL) $(PY) -m pytest -p no:cacheprovider
+	DATABASE_URL=$(TEST_DATABASE_URL) PARALAB_REQUIRE_BROWSER=1 $(PY) -m pytest -p no:cacheprovider
 
 test-fast: install
 	$(PY) -m pytest -m "not slow and not integration and not browser"

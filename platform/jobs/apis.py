@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -25,6 +27,15 @@ class JobSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "status", OpenApiTypes.STR, enum=list(Job.Status.values), description="Only jobs in this state."
+            )
+        ]
+    )
+)
 class JobListApi(generics.ListAPIView):
     permission_classes = [IsStaff]
     serializer_class = JobSerializer
@@ -40,6 +51,7 @@ class JobListApi(generics.ListAPIView):
 class JobDetailApi(APIView):
     permission_classes = [IsStaff]
 
+    @extend_schema(responses=JobSerializer)
     def get(self, request, job_id: int):
         job = get_object_or_404(job_list(user=request.user), pk=job_id)
         return Response(JobSerializer(job).data)

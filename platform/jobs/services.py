@@ -84,15 +84,16 @@ def job_claim(*, job_id: int) -> Job | None:
 def _progress_alias() -> str:
     """The connection progress is written through.
 
-    PostgreSQL: a second connection, so pollers see progress while the task's own
-    transaction is still open. SQLite allows one writer at a time, so progress written from
-    inside a transaction goes through that same connection (it becomes visible at commit).
+    Outside a transaction: the task's own connection (the write commits at once). Inside a
+    transaction on PostgreSQL: the second connection ``progress``, so pollers see progress while
+    a long import still holds its transaction open. SQLite allows one writer at a time, and a
+    Django ``TestCase`` wraps each test in a transaction that no other connection can see into,
+    so there the task's own connection is used (the progress becomes visible at commit).
     """
     default = connections["default"]
-    if default.vendor == "sqlite" and default.in_atomic_block:
+    if not default.in_atomic_block or default.vendor == "sqlite":
         return "default"
-    if settings.DATABASES["progress"].get("TEST", {}).get("MIRROR") and default.in_atomic_block:
-        # Under a test runner the mirror shares the default test database.
+    if any(getattr(block, "_from_testcase", False) for block in default.atomic_blocks):
         return "default"
     return "progress"
 

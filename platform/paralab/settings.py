@@ -127,10 +127,15 @@ if _database_url:
     _default_db = dj_database_url.parse(_database_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
     _default_db["CONN_HEALTH_CHECKS"] = True
 else:
+    # The embedded default: a SQLite file under the data directory (created on first use).
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
     _default_db = {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": str(DATA_DIR / "paralab.sqlite3"),
         "OPTIONS": {"timeout": 20},
+        # A file, not the in-memory default: a real worker thread in the integration tests
+        # opens its own connection and must see the same database.
+        "TEST": {"NAME": str(DATA_DIR / "test-paralab.sqlite3")},
     }
 _default_db.setdefault("TEST", {})
 DATABASES = {
@@ -197,10 +202,13 @@ if not DEBUG:
 
 # --- REST API ----------------------------------------------------------------------------------
 REST_FRAMEWORK = {
+    # Token first: an unauthenticated script gets 401 with `WWW-Authenticate: Token`.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
+    # `?format=jsonl|csv` belongs to the export endpoint, not to renderer negotiation.
+    "URL_FORMAT_OVERRIDE": None,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 
+import kombu
 import pytest
 import redis
 from celery.contrib.testing.worker import start_worker
@@ -17,6 +18,18 @@ from celery.contrib.testing.worker import start_worker
 from paralab.celery import app
 
 BROKER_URL = os.environ.get("PARALAB_TEST_BROKER_URL", "redis://127.0.0.1:6379/15")
+
+
+def _reset_connections() -> None:
+    """Drop cached broker connections so the next send uses the current broker_url.
+
+    (What Celery itself does after a fork; app.close() would also deregister the app.)
+    """
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    app.amqp._producer_pool = None
+    kombu.pools.reset()
 
 
 @pytest.fixture
@@ -28,11 +41,11 @@ def redis_broker():
         pytest.fail(f"Redis is not reachable at {BROKER_URL}: {exc} (run scripts/services.sh)")
     client.flushdb()
     saved = {k: app.conf[k] for k in ("broker_url", "task_always_eager")}
+    _reset_connections()
     app.conf.update(broker_url=BROKER_URL, task_always_eager=False)
-    app.pool.force_close_all()
     yield client
+    _reset_connections()
     app.conf.update(saved)
-    app.pool.force_close_all()
     client.flushdb()
     client.close()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
 
 from corpus.models import Dataset, Problem
 from corpus.services import dataset_import_start
@@ -13,7 +13,9 @@ from workers.corpus import import_job
 
 from .conftest import wait_for
 
-pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+# The worker writes job progress through the second connection ("progress") while its import
+# transaction is open, so both aliases are in play.
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True, databases=["default", "progress"])]
 
 
 def _write_jsonl(path, n: int) -> None:
@@ -69,3 +71,25 @@ def test_bad_file_fails_the_job_with_the_line_named(tmp_path, celery_worker):
     assert job.status == Job.Status.FAILED
     assert "line 2" in job.error
     assert Problem.objects.filter(dataset=dataset).count() == 0
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite has one writer: progress shows at commit")
+def test_progress_is_visible_while_the_import_transaction_is_open(tmp_path, celery_worker):
+    path = tmp_path / "big.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for i in range(60000):
+            fh.write(json.dumps({"text": f"Item {i}: a tank holds {i} litres and loses {i % 7 + 1} litres an hour."}) + "\n")
+    dataset = Dataset.objects.create(name="progress")
+    job = dataset_import_start(dataset=dataset, path=str(path), fmt="jsonl", split="", user=None)
+
+    def mid_write():
+        j = Job.objects.get(pk=job.pk)
+        rows = Problem.objects.filter(dataset=dataset).count()
+        # Progress past the reading phase while no row is committed yet: the write is in flight.
+        return (j.progress, rows) if j.status == Job.Status.RUNNING and 0.5 < j.progress < 1.0 and rows == 0 else None
+
+    seen = wait_for(mid_write, timeout=120, interval=0.05)
+    assert seen[1] == 0
+    done = wait_for(lambda: _finished(job.pk), timeout=180)
+    assert done.status == Job.Status.SUCCEEDED, done.error
+    assert Problem.objects.filter(dataset=dataset).count() == 60000

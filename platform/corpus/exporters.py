@@ -1,0 +1,493 @@
+"""Export of a dataset: problems, paraphrase candidates or labels, as JSON lines or CSV.
+
+Everything here streams. Rows are read in keyset-paginated chunks of ``CHUNK_SIZE`` (``id > last``
+ordered by id, one query per chunk plus one per prefetched relation), turned into dicts one at a
+time and written out in pieces of about ``PIECE_CHARS`` characters, so memory stays flat whether
+a dataset has a hundred rows or a hundred thousand, and no transaction stays open while a slow
+client reads a streamed response.
+
+What each ``what`` writes (one row per object; JSONL keeps JSON types, CSV flattens them):
+
+``problems``
+    ``id, text, source, source_id, split, answer, equation, numbers, metadata``. The JSONL form
+    is exactly what ``import_problems --format jsonl`` reads back (``id`` is informational).
+``paraphrases``
+    ``candidate_id, problem_id, problem_text, paraphrase_text, generator, operator, prompt,
+    noise_combination, model_version_id, intended_valid, gold_valid, gold_source`` and the
+    candidate's scores. A candidate has at most one Score per ``scorer_version`` (e.g.
+    ``paraqd:v12``, ``metrics:1``). JSONL nests them: ``"scores": {"<scorer_version>":
+    {"paraqd", "similarity", "numeracy", "bleu_diversity", "wpd", "diversity", "pqi",
+    "model_version_id", "extra"}}``. CSV flattens them into columns
+    ``score.<scorer_version>.<field>``, one group per scorer version present in the dataset
+    (sorted), ``extra`` as a JSON string; a candidate without that score has empty cells.
+``labels``
+    Human labels first, then gold labels, each row ``kind`` (``human`` | ``gold``), ``label_id``,
+    ``item_id, candidate_id, problem_id, problem_text, paraphrase_text, annotator, valid,
+    solvability, diversity, fluency, comment, time_spent_ms, gold_source, created_at,
+    updated_at``. ``annotator`` is the username and nothing else about the user (for gold rows:
+    the staff member who adjudicated, or empty). For gold rows ``comment`` is the gold note,
+    ``item_id`` the candidate's annotation item if it has one, and the ratings are empty.
+
+CSV cells: ``None`` is empty, booleans are ``true``/``false``, lists and dicts (``numbers``,
+``metadata``, ``extra``) are JSON strings, datetimes ISO 8601. Any text cell starting with
+``= + - @``, tab, carriage return or NUL gets a leading ``'`` so spreadsheets do not run it as a
+formula (OWASP "CSV injection"); the rule looks at the first character of the whole cell only,
+so "-5 apples" is escaped and "Tom has -5" is not. Cells the exporter writes from numeric fields
+(ids, scores such as ``-0.31``) are numbers, not text, and are left as they are. Because of the
+escaping, JSONL — not CSV — is the lossless round-trip format.
+
+Example::
+
+    for chunk in export_stream(dataset=ds, what="problems", fmt="jsonl"):
+        out.write(chunk)
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import logging
+import os
+import tempfile
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from django.conf import settings
+from django.core.exceptions import SuspiciousFileOperation
+from django.db.models import Prefetch, QuerySet
+from django.utils.text import get_valid_filename
+
+from .models import Dataset, Problem
+
+logger = logging.getLogger("paralab.corpus.export")
+
+WHATS = ("problems", "paraphrases", "labels")
+FORMATS = ("jsonl", "csv")
+CONTENT_TYPES = {"jsonl": "application/x-ndjson; charset=utf-8", "csv": "text/csv; charset=utf-8"}
+
+CHUNK_SIZE = 2000
+PIECE_CHARS = 64 * 1024
+
+PROBLEM_FIELDS = ["id", "text", "source", "source_id", "split", "answer", "equation", "numbers", "metadata"]
+PARAPHRASE_FIELDS = [
+    "candidate_id", "problem_id", "problem_text", "paraphrase_text", "generator", "operator", "prompt",
+    "noise_combination", "model_version_id", "intended_valid", "gold_valid", "gold_source",
+]
+SCORE_FIELDS = ["paraqd", "similarity", "numeracy", "bleu_diversity", "wpd", "diversity", "pqi"]
+LABEL_FIELDS = [
+    "kind", "label_id", "item_id", "candidate_id", "problem_id", "problem_text", "paraphrase_text",
+    "annotator", "valid", "solvability", "diversity", "fluency", "comment", "time_spent_ms",
+    "gold_source", "created_at", "updated_at",
+]
+
+# OWASP: a spreadsheet treats a cell starting with one of these as a formula.
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\0")
+
+
+class ExportError(ValueError):
+    """A bad export request (unknown ``what`` or format)."""
+
+
+def export_validate(*, what: str, fmt: str) -> None:
+    if what not in WHATS:
+        raise ExportError(f"what must be one of {', '.join(WHATS)}, got {what!r}")
+    if fmt not in FORMATS:
+        raise ExportError(f"format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+
+
+def safe_filename(name: str, default: str) -> str:
+    """``name`` reduced to letters, digits, ``-``, ``_`` and ``.``; ``default`` when nothing is left."""
+    try:
+        return get_valid_filename(name.replace(" ", "-"))
+    except SuspiciousFileOperation:  # "", "." or ".." once cleaned
+        return default
+
+
+def export_filename(*, dataset: Dataset, what: str, fmt: str) -> str:
+    """``gsm8k-train-problems.jsonl``: a name safe for Content-Disposition and the file system."""
+    return f"{safe_filename(dataset.name, f'dataset-{dataset.pk}')}-{what}.{fmt}"
+
+
+# --- reading rows ------------------------------------------------------------------------------
+
+
+def _keyset_chunks(
+    qs: QuerySet, chunk_size: int = CHUNK_SIZE, *, pk: Callable[[Any], int] = lambda o: o.pk
+) -> Iterator[list]:
+    """Lists of at most ``chunk_size`` rows in id order, one query (+ prefetches) per list.
+
+    Keyset pagination rather than OFFSET: every chunk is an index range scan, however deep.
+    ``pk`` reads the id of a row (objects by default; pass one for ``.values()`` querysets).
+    """
+    last_pk = 0
+    while True:
+        chunk = list(qs.filter(pk__gt=last_pk).order_by("pk")[:chunk_size])
+        if not chunk:
+            return
+        yield chunk
+        if len(chunk) < chunk_size:
+            return
+        last_pk = pk(chunk[-1])
+
+
+def _problem_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
+    # Plain dicts straight from .values(): building model instances was a third of the time.
+    qs = Problem.objects.filter(dataset=dataset).values(*PROBLEM_FIELDS)
+    for chunk in _keyset_chunks(qs, chunk_size, pk=lambda row: row["id"]):
+        yield from chunk
+
+
+def _score_dict(score) -> dict[str, Any]:
+    out = {field: getattr(score, field) for field in SCORE_FIELDS}
+    out["model_version_id"] = score.model_version_id
+    out["extra"] = score.extra
+    return out
+
+
+def _candidates(dataset: Dataset) -> QuerySet:
+    from paraphrases.models import Candidate, Score
+
+    return (
+        Candidate.objects.filter(problem__dataset=dataset)
+        .select_related("problem", "gold")
+        .only(
+            "id", "text", "generator", "operator", "prompt", "noise_combination", "model_version_id",
+            "intended_valid", "problem", "problem__text", "gold__valid", "gold__source", "gold__candidate",
+        )
+        .prefetch_related(Prefetch("scores", queryset=Score.objects.order_by("scorer_version", "id")))
+    )
+
+
+def _gold_of(candidate):
+    from annotation.models import GoldLabel
+
+    try:
+        return candidate.gold
+    except GoldLabel.DoesNotExist:
+        return None
+
+
+def _paraphrase_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
+    for chunk in _keyset_chunks(_candidates(dataset), chunk_size):
+        for c in chunk:
+            gold = _gold_of(c)
+            yield {
+                "candidate_id": c.pk,
+                "problem_id": c.problem_id,
+                "problem_text": c.problem.text,
+                "paraphrase_text": c.text,
+                "generator": c.generator,
+                "operator": c.operator,
+                "prompt": c.prompt,
+                "noise_combination": c.noise_combination,
+                "model_version_id": c.model_version_id,
+                "intended_valid": c.intended_valid,
+                "gold_valid": gold.valid if gold else None,
+                "gold_source": gold.source if gold else None,
+                "scores": {s.scorer_version: _score_dict(s) for s in c.scores.all()},
+            }
+
+
+def _label_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
+    from annotation.models import AnnotationItem, GoldLabel, Label
+
+    # Only the username of a user is ever read: no e-mail, name or password hash leaves the database.
+    labels = Label.objects.filter(item__dataset=dataset).select_related(
+        "item__candidate__problem", "annotator"
+    ).only(
+        "id", "valid", "solvability", "diversity", "fluency", "comment", "time_spent_ms", "created_at",
+        "updated_at", "item", "item__candidate", "item__candidate__text", "item__candidate__problem",
+        "item__candidate__problem__text", "annotator", "annotator__username",
+    )
+    for chunk in _keyset_chunks(labels, chunk_size):
+        for label in chunk:
+            candidate = label.item.candidate
+            yield {
+                "kind": "human",
+                "label_id": label.pk,
+                "item_id": label.item_id,
+                "candidate_id": candidate.pk,
+                "problem_id": candidate.problem_id,
+                "problem_text": candidate.problem.text,
+                "paraphrase_text": candidate.text,
+                "annotator": label.annotator.username,
+                "valid": label.valid,
+                "solvability": label.solvability,
+                "diversity": label.diversity,
+                "fluency": label.fluency,
+                "comment": label.comment,
+                "time_spent_ms": label.time_spent_ms,
+                "gold_source": None,
+                "created_at": label.created_at,
+                "updated_at": label.updated_at,
+            }
+
+    golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset).select_related(
+        "candidate__problem", "candidate__annotation_item", "decided_by"
+    ).only(
+        "id", "valid", "source", "note", "created_at", "updated_at", "candidate", "candidate__text",
+        "candidate__problem", "candidate__problem__text", "candidate__annotation_item__candidate",
+        "decided_by", "decided_by__username",
+    )
+    for chunk in _keyset_chunks(golds, chunk_size):
+        for gold in chunk:
+            candidate = gold.candidate
+            try:
+                item_id = candidate.annotation_item.pk
+            except AnnotationItem.DoesNotExist:
+                item_id = None
+            yield {
+                "kind": "gold",
+                "label_id": gold.pk,
+                "item_id": item_id,
+                "candidate_id": candidate.pk,
+                "problem_id": candidate.problem_id,
+                "problem_text": candidate.problem.text,
+                "paraphrase_text": candidate.text,
+                "annotator": gold.decided_by.username if gold.decided_by_id else None,
+                "valid": gold.valid,
+                "solvability": None,
+                "diversity": None,
+                "fluency": None,
+                "comment": gold.note,
+                "time_spent_ms": None,
+                "gold_source": gold.source,
+                "created_at": gold.created_at,
+                "updated_at": gold.updated_at,
+            }
+
+
+_ROWS = {"problems": _problem_rows, "paraphrases": _paraphrase_rows, "labels": _label_rows}
+
+
+def dataset_export_rows(*, dataset: Dataset, what: str, chunk_size: int = CHUNK_SIZE) -> Iterator[dict[str, Any]]:
+    """The rows of an export as dicts (JSON types, datetimes as ``datetime``), lazily.
+
+    >>> next(dataset_export_rows(dataset=ds, what="problems"))["text"]
+    'Natalia sold clips to 48 of her friends…'
+    """
+    if what not in WHATS:
+        raise ExportError(f"what must be one of {', '.join(WHATS)}, got {what!r}")
+    return _ROWS[what](dataset, chunk_size)
+
+
+def export_count(*, dataset: Dataset, what: str) -> int:
+    """How many rows ``dataset_export_rows`` yields (one COUNT query per table)."""
+    from annotation.models import GoldLabel, Label
+    from paraphrases.models import Candidate
+
+    if what == "problems":
+        return Problem.objects.filter(dataset=dataset).count()
+    if what == "paraphrases":
+        return Candidate.objects.filter(problem__dataset=dataset).count()
+    if what == "labels":
+        return (
+            Label.objects.filter(item__dataset=dataset).count()
+            + GoldLabel.objects.filter(candidate__problem__dataset=dataset).count()
+        )
+    raise ExportError(f"what must be one of {', '.join(WHATS)}, got {what!r}")
+
+
+# --- writing rows ------------------------------------------------------------------------------
+
+
+def csv_escape(value: str) -> str:
+    """Neutralise a text cell a spreadsheet would evaluate as a formula.
+
+    >>> csv_escape("=1+2"), csv_escape("-5 apples"), csv_escape("Tom has -5")
+    ("'=1+2", "'-5 apples", 'Tom has -5')
+    """
+    if value and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def csv_cell(value: Any) -> str | int | float:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return value
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (dict, list, tuple)):
+        return csv_escape(json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, dict)))
+    return csv_escape(str(value))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def _jsonl_pieces(rows: Iterable[dict[str, Any]]) -> Iterator[tuple[str, int]]:
+    """(piece, rows in it) for JSON lines, pieces of about PIECE_CHARS characters."""
+    buf: list[str] = []
+    size = count = 0
+    for row in rows:
+        line = json.dumps(row, ensure_ascii=False, default=_json_default) + "\n"
+        buf.append(line)
+        size += len(line)
+        count += 1
+        if size >= PIECE_CHARS:
+            yield "".join(buf), count
+            buf, size, count = [], 0, 0
+    if buf:
+        yield "".join(buf), count
+
+
+def _csv_header(*, dataset: Dataset, what: str) -> tuple[list[str], list[str]]:
+    """(columns, scorer versions): the score columns depend on the scorers used in the dataset."""
+    if what == "problems":
+        return list(PROBLEM_FIELDS), []
+    if what == "labels":
+        return list(LABEL_FIELDS), []
+    from paraphrases.models import Score
+
+    versions = list(
+        Score.objects.filter(candidate__problem__dataset=dataset)
+        .order_by("scorer_version")
+        .values_list("scorer_version", flat=True)
+        .distinct()
+    )
+    score_columns = [f"score.{v}.{f}" for v in versions for f in [*SCORE_FIELDS, "model_version_id", "extra"]]
+    return [*PARAPHRASE_FIELDS, *score_columns], versions
+
+
+def _flatten(row: dict[str, Any], versions: list[str]) -> dict[str, Any]:
+    scores = row.pop("scores", None)
+    if scores is None:
+        return row
+    for version in versions:
+        score = scores.get(version) or {}
+        for field in [*SCORE_FIELDS, "model_version_id", "extra"]:
+            row[f"score.{version}.{field}"] = score.get(field)
+    return row
+
+
+def _csv_pieces(rows: Iterable[dict[str, Any]], columns: list[str], versions: list[str]) -> Iterator[tuple[str, int]]:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)  # the header is ours: plain identifiers, never user text
+    count = 0
+    for row in rows:
+        flat = _flatten(row, versions)
+        writer.writerow([csv_cell(flat.get(column)) for column in columns])
+        count += 1
+        if out.tell() >= PIECE_CHARS:
+            yield out.getvalue(), count
+            out.seek(0)
+            out.truncate(0)
+            count = 0
+    if out.tell():
+        yield out.getvalue(), count
+
+
+def _export_pieces(*, dataset: Dataset, what: str, fmt: str, chunk_size: int = CHUNK_SIZE) -> Iterator[tuple[str, int]]:
+    export_validate(what=what, fmt=fmt)
+    rows = dataset_export_rows(dataset=dataset, what=what, chunk_size=chunk_size)
+    if fmt == "jsonl":
+        yield from _jsonl_pieces(rows)
+    else:
+        columns, versions = _csv_header(dataset=dataset, what=what)
+        yield from _csv_pieces(rows, columns, versions)
+
+
+def export_stream(*, dataset: Dataset, what: str, fmt: str, chunk_size: int = CHUNK_SIZE) -> Iterator[str]:
+    """The export as text chunks of about 64 KiB, for a StreamingHttpResponse or a file.
+
+    Validates ``what`` and ``fmt`` up front (raises ``ExportError``), then streams lazily.
+    """
+    export_validate(what=what, fmt=fmt)
+    return (piece for piece, _ in _export_pieces(dataset=dataset, what=what, fmt=fmt, chunk_size=chunk_size))
+
+
+# --- services ----------------------------------------------------------------------------------
+
+
+def dataset_export_to_file(
+    *,
+    dataset: Dataset,
+    what: str,
+    fmt: str,
+    path: str | os.PathLike,
+    progress: Callable[[float], None] | None = None,
+) -> dict[str, Any]:
+    """Write an export to ``path`` atomically (a temporary file renamed into place).
+
+    Returns ``{"dataset", "what", "format", "rows", "bytes", "path"}``. ``progress(fraction)`` is
+    called after each piece.
+    """
+    export_validate(what=what, fmt=fmt)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    total = export_count(dataset=dataset, what=what) if progress else 0
+    rows = 0
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            for piece, count in _export_pieces(dataset=dataset, what=what, fmt=fmt):
+                out.write(piece)
+                rows += count
+                if progress and total:
+                    progress(min(rows / total, 0.99))
+        os.chmod(tmp_name, 0o644)  # mkstemp makes it private; the export is an ordinary file
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    if progress:
+        progress(1.0)
+    return {
+        "dataset": dataset.name,
+        "what": what,
+        "format": fmt,
+        "rows": rows,
+        "bytes": path.stat().st_size,
+        "path": str(path),
+    }
+
+
+def export_job_path(*, job) -> Path:
+    """Where an export job writes: ``MEDIA_ROOT/exports/<dataset>-<what>-job<id>.<format>``."""
+    name = export_filename(dataset=job.dataset, what=job.params["what"], fmt=job.params["format"])
+    stem, ext = name.rsplit(".", 1)
+    return Path(settings.MEDIA_ROOT) / "exports" / f"{stem}-job{job.pk}.{ext}"
+
+
+def dataset_export_start(*, dataset: Dataset, what: str, fmt: str, user=None):
+    """Queue an export as a job (for exports too big for a request); returns the Job.
+
+    The task runs once the surrounding transaction commits; its result holds ``path`` and ``rows``.
+    """
+    from jobs.models import Job
+    from jobs.services import job_create, job_enqueue
+    from workers.corpus import export_job
+
+    export_validate(what=what, fmt=fmt)
+    job = job_create(
+        kind=Job.Kind.EXPORT, params={"what": what, "format": fmt}, dataset=dataset, created_by=user, queue="cpu"
+    )
+    job_enqueue(job=job, task=export_job)
+    return job
+
+
+def dataset_export_run(*, job, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """The body of an export job: write the file, return the job's result."""
+    from jobs.services import JobError
+
+    if job.dataset is None:
+        raise JobError("the dataset of this export no longer exists")
+    what, fmt = job.params.get("what", ""), job.params.get("format", "")
+    try:
+        export_validate(what=what, fmt=fmt)
+    except ExportError as exc:
+        raise JobError(str(exc)) from exc
+    result = dataset_export_to_file(
+        dataset=job.dataset, what=what, fmt=fmt, path=export_job_path(job=job), progress=progress
+    )
+    logger.info("export job %s wrote %s rows to %s", job.pk, result["rows"], result["path"])
+    return result

@@ -1,0 +1,44 @@
+"""Reads of datasets and problems, scoped by the requesting user's role.
+
+Staff (``user.is_staff``) see every dataset; anyone else only the datasets they annotate
+(``dataset.annotators``). Detail lookups go through the same scoped querysets, so a dataset an
+annotator is not a member of is simply not found (404), never "forbidden": its existence does
+not leak.
+"""
+from __future__ import annotations
+
+from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+
+from .models import Dataset, Problem
+
+
+def _problem_count():
+    counts = (
+        Problem.objects.filter(dataset=OuterRef("pk"))
+        .order_by()
+        .values("dataset")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(counts), Value(0))
+
+
+def dataset_list(*, user) -> QuerySet[Dataset]:
+    """The datasets ``user`` may see, each annotated with ``problem_count``."""
+    if not (user and user.is_authenticated):
+        return Dataset.objects.none()
+    qs = Dataset.objects.all()
+    if not user.is_staff:
+        qs = qs.filter(pk__in=user.annotated_datasets.values("pk"))
+    return qs.annotate(problem_count=_problem_count()).select_related("created_by")
+
+
+def dataset_get(*, user, dataset_id: int) -> Dataset | None:
+    """The dataset with this id if ``user`` may see it, else None (whether or not it exists)."""
+    return dataset_list(user=user).filter(pk=dataset_id).first()
+
+
+def problem_list(*, dataset: Dataset) -> QuerySet[Problem]:
+    """The problems of a dataset already scoped by ``dataset_get``, in id order."""
+    return Problem.objects.filter(dataset=dataset).order_by("id")

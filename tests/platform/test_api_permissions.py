@@ -1,0 +1,147 @@
+"""Who may call what: every endpoint of /api/v1/ against every role (doccano's table pattern).
+
+Roles: anonymous, an annotator who is a member of the dataset, an annotator who is not, staff.
+An annotator never learns that a dataset they do not annotate exists (404, like a missing id);
+staff-only endpoints answer 403 to annotators whatever the id. The table runs twice, once with
+session auth and once with token auth.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+from django.test import TestCase, override_settings
+from django.urls import reverse
+from rest_framework.authtoken.models import Token
+from rest_framework.settings import api_settings
+from rest_framework.test import APIClient
+
+from jobs.models import Job
+from paralab import api_urls
+
+from .corpus.factories import PASSWORD, make_dataset, make_problems, make_user
+
+ANON, MEMBER, OUTSIDER, STAFF = "anonymous", "member", "non-member", "staff"
+# DRF answers an unauthenticated request 401 when the first authentication class names a
+# WWW-Authenticate scheme (token), 403 otherwise (session first). Either way: denied.
+DENIED = 401 if api_settings.DEFAULT_AUTHENTICATION_CLASSES[0]().authenticate_header(None) else 403
+
+
+def _upload():
+    return {"file": SimpleUploadedFile("tiny.jsonl", b'{"text": "Ann has 2 cats and 3 dogs. How many pets?"}\n'),
+            "format": "jsonl"}
+
+
+def _everyone(status: int) -> dict[str, int]:
+    return {ANON: status, MEMBER: status, OUTSIDER: status, STAFF: status}
+
+
+# (method, url name, kwargs key, query, body factory, body format, {role: expected status})
+TABLE = [
+    ("post", "api-token", None, "", lambda: {"username": "member", "password": PASSWORD}, "json", _everyone(200)),
+    ("get", "api-dataset-list", None, "", None, None, {ANON: DENIED, MEMBER: 200, OUTSIDER: 200, STAFF: 200}),
+    ("post", "api-dataset-list", None, "", lambda: {"name": "fresh"}, "json",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 201}),
+    ("get", "api-dataset-detail", "dataset", "", None, None, {ANON: DENIED, MEMBER: 200, OUTSIDER: 404, STAFF: 200}),
+    ("patch", "api-dataset-detail", "dataset", "", lambda: {"description": "x"}, "json",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("delete", "api-dataset-detail", "dataset", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 204}),
+    ("get", "api-problem-list", "dataset", "", None, None, {ANON: DENIED, MEMBER: 200, OUTSIDER: 404, STAFF: 200}),
+    ("post", "api-dataset-import", "dataset", "", _upload, "multipart",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 201}),
+    ("post", "api-dataset-import", "dataset", "?async=1", _upload, "multipart",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
+    ("get", "api-dataset-export", "dataset", "?what=problems&format=csv", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-dataset-export", "dataset", "?what=labels&format=jsonl", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-job-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-job-detail", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    # The schema and its browsable docs are public (drf-spectacular's SERVE_PERMISSIONS default).
+    ("get", "api-schema", None, "", None, None, _everyone(200)),
+    ("get", "api-docs", None, "", None, None, _everyone(200)),
+]
+
+
+class ApiPermissionTableTests(TestCase):
+    @classmethod
+    def setUpTestData(cls):
+        cls.users = {
+            MEMBER: make_user("member"),
+            OUTSIDER: make_user("outsider"),
+            STAFF: make_user("boss", staff=True),
+        }
+        cls.dataset = make_dataset("shared", annotators=[cls.users[MEMBER]])
+        make_problems(cls.dataset, 3)
+        make_dataset("outsiders-own", annotators=[cls.users[OUTSIDER]])
+        # A job the member started: annotators still see no job, not even their own.
+        cls.job = Job.objects.create(kind=Job.Kind.EXPORT, dataset=cls.dataset, created_by=cls.users[MEMBER])
+
+    def setUp(self):
+        media = Path(tempfile.mkdtemp(prefix="paralab-media-"))
+        self.addCleanup(shutil.rmtree, media, True)
+        override = override_settings(MEDIA_ROOT=media)
+        override.enable()
+        self.addCleanup(override.disable)
+
+    def test_the_table_covers_every_api_endpoint(self):
+        self.assertEqual({row[1] for row in TABLE}, {p.name for p in api_urls.urlpatterns})
+
+    def _client(self, role: str, auth: str) -> APIClient:
+        client = APIClient()
+        if role != ANON:
+            if auth == "session":
+                client.force_login(self.users[role])
+            else:
+                token, _ = Token.objects.get_or_create(user=self.users[role])
+                client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        return client
+
+    def _run_table(self, auth: str) -> None:
+        ids = {"dataset": {"dataset_id": self.dataset.pk}, "job": {"job_id": self.job.pk}}
+        for method, name, key, query, body, fmt, expected in TABLE:
+            url = reverse(name, kwargs=ids[key] if key else None) + query
+            for role, status in expected.items():
+                with self.subTest(auth=auth, method=method, url=url, role=role):
+                    # Each call in its own savepoint, rolled back: a DELETE does not spoil the next row.
+                    with transaction.atomic():
+                        kwargs = {"data": body(), "format": fmt} if body else {}
+                        response = getattr(self._client(role, auth), method)(url, **kwargs)
+                        transaction.set_rollback(True)
+                    self.assertEqual(response.status_code, status, getattr(response, "data", None))
+
+    def test_session_auth(self):
+        self._run_table("session")
+
+    def test_token_auth(self):
+        self._run_table("token")
+
+    def test_annotators_list_only_their_own_datasets(self):
+        for role, names in ((MEMBER, ["shared"]), (OUTSIDER, ["outsiders-own"]), (STAFF, ["outsiders-own", "shared"])):
+            with self.subTest(role=role):
+                response = self._client(role, "session").get(reverse("api-dataset-list"))
+                self.assertEqual([d["name"] for d in response.data["results"]], names)
+
+    def test_a_missing_dataset_and_a_foreign_one_look_the_same_to_an_annotator(self):
+        client = self._client(OUTSIDER, "session")
+        missing = client.get(reverse("api-dataset-detail", kwargs={"dataset_id": 999999}))
+        foreign = client.get(reverse("api-dataset-detail", kwargs={"dataset_id": self.dataset.pk}))
+        self.assertEqual((missing.status_code, foreign.status_code), (404, 404))
+        self.assertEqual(missing.data, foreign.data)
+
+    def test_session_writes_need_the_csrf_token(self):
+        client = APIClient(enforce_csrf_checks=True)
+        client.force_login(self.users[STAFF])
+        response = client.post(reverse("api-dataset-list"), {"name": "csrf"}, format="json")
+        self.assertEqual(response.status_code, 403)
+        self.assertIn("CSRF", str(response.data["detail"]))
+
+    def test_a_bad_token_is_refused(self):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION="Token not-a-real-key")
+        response = client.get(reverse("api-dataset-list"))
+        self.assertIn(response.status_code, (401, 403))
+        self.assertEqual(response.status_code, DENIED)
