@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.files.uploadhandler import FileUploadHandler
 from django.db import transaction
-from django.http import Http404, StreamingHttpResponse
+from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
@@ -369,5 +369,51 @@ class DatasetExportApi(APIView):
         )
         filename = exporters.export_filename(dataset=dataset, what=what, fmt=fmt)
         response["Content-Disposition"] = content_disposition_header(True, filename)
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+class DatasetExportJobApi(APIView):
+    """``POST datasets/{id}/exports/`` (staff): run a big export as a job → 202 ``{"job", "status"}``.
+
+    The finished file is fetched from ``GET jobs/{job}/download/``.
+    """
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        request=ExportQuerySerializer,
+        responses={202: inline_serializer("ExportJobStarted", {"job": serializers.IntegerField(), "status": serializers.CharField()}),
+                   400: _detail, 404: _detail},
+    )
+    def post(self, request, dataset_id: int):
+        dataset = _dataset_or_404(request, dataset_id)
+        data = ExportQuerySerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        with transaction.atomic():
+            job = exporters.dataset_export_start(
+                dataset=dataset, what=data.validated_data["what"], fmt=data.validated_data["format"], user=request.user
+            )
+        job.refresh_from_db()
+        return Response({"job": job.pk, "status": job.status}, status=status.HTTP_202_ACCEPTED)
+
+
+class ExportJobDownloadApi(APIView):
+    """``GET jobs/{id}/download/`` (staff): the file a succeeded export job wrote."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(responses={(200, "application/octet-stream"): OpenApiTypes.BINARY, 404: _detail, 409: _detail})
+    def get(self, request, job_id: int):
+        job = exporters.export_job_get(job_id=job_id)
+        if job is None:
+            raise Http404("no export job with that id")
+        if job.status != Job.Status.SUCCEEDED:
+            return Response({"detail": f"the export job is {job.status}; nothing to download yet"}, status=status.HTTP_409_CONFLICT)
+        path = exporters.export_job_file(job=job)
+        if path is None:
+            raise Http404("the export file is gone")
+        response = FileResponse(open(path, "rb"), as_attachment=True, filename=path.name.replace(f"-job{job.pk}", ""),
+                                content_type=exporters.CONTENT_TYPES[job.params["format"]])
         response["Cache-Control"] = "no-store"
         return response

@@ -491,3 +491,22 @@ def dataset_export_run(*, job, progress: Callable[[float], None] | None = None) 
     )
     logger.info("export job %s wrote %s rows to %s", job.pk, result["rows"], result["path"])
     return result
+
+
+def export_job_get(*, job_id: int):
+    """The export job with that id, or None."""
+    from jobs.models import Job
+
+    return Job.objects.filter(pk=job_id, kind=Job.Kind.EXPORT).select_related("dataset").first()
+
+
+def export_job_file(*, job) -> Path | None:
+    """The file a succeeded export job wrote, if it is still there and inside the exports folder."""
+    root = (Path(settings.MEDIA_ROOT) / "exports").resolve()
+    raw = (job.result or {}).get("path")
+    if not raw:
+        return None
+    path = Path(raw).resolve()
+    if root not in path.parents or not path.is_file():
+        return None
+    return path

@@ -13,8 +13,10 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/problems/", corpus_apis.ProblemListApi.as_view(), name="api-problem-list"),
     path("datasets/<int:dataset_id>/import/", corpus_apis.DatasetImportApi.as_view(), name="api-dataset-import"),
     path("datasets/<int:dataset_id>/export/", corpus_apis.DatasetExportApi.as_view(), name="api-dataset-export"),
+    path("datasets/<int:dataset_id>/exports/", corpus_apis.DatasetExportJobApi.as_view(), name="api-dataset-export-job"),
     path("jobs/", jobs_apis.JobListApi.as_view(), name="api-job-list"),
     path("jobs/<int:job_id>/", jobs_apis.JobDetailApi.as_view(), name="api-job-detail"),
+    path("jobs/<int:job_id>/download/", corpus_apis.ExportJobDownloadApi.as_view(), name="api-job-download"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

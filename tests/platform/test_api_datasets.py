@@ -227,6 +227,26 @@ class ExportApiTests(ApiTestCase):
         self.assertEqual(body, "".join(export_stream(dataset=self.dataset, what="problems", fmt="jsonl")))
         self.assertEqual(len(body.splitlines()), 61)
 
+    def test_export_job_then_download_the_file(self):
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.client.post(
+                self.url("api-dataset-export-job", dataset_id=self.dataset.pk), {"what": "problems", "format": "csv"}, format="json"
+            )
+        self.assertEqual(response.status_code, 202, response.data)
+        job = Job.objects.get(pk=response.data["job"])
+        self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
+        download = self.client.get(self.url("api-job-download", job_id=job.pk))
+        self.assertEqual(download.status_code, 200)
+        self.assertEqual(download["Content-Disposition"], 'attachment; filename="algebra-problems.csv"')
+        body = b"".join(download.streaming_content).decode()
+        self.assertEqual(body, "".join(export_stream(dataset=self.dataset, what="problems", fmt="csv")))
+        # A file outside the exports folder is never served, whatever the job row says.
+        Job.objects.filter(pk=job.pk).update(result={"path": "/etc/passwd"})
+        self.assertEqual(self.client.get(self.url("api-job-download", job_id=job.pk)).status_code, 404)
+        # Another kind of job has nothing to download.
+        other = Job.objects.create(kind=Job.Kind.IMPORT_PROBLEMS, status=Job.Status.SUCCEEDED)
+        self.assertEqual(self.client.get(self.url("api-job-download", job_id=other.pk)).status_code, 404)
+
     def test_csv_over_token_auth(self):
         client = APIClient()
         client.credentials(HTTP_AUTHORIZATION=f"Token {self.token.key}")

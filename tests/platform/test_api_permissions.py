@@ -58,6 +58,10 @@ TABLE = [
      {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-dataset-export", "dataset", "?what=labels&format=jsonl", None, None,
      {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("post", "api-dataset-export-job", "dataset", "", lambda: {"what": "problems", "format": "jsonl"}, "json",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
+    # The table's job is a queued export: nothing to download yet (409) — but only staff learn that.
+    ("get", "api-job-download", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("get", "api-job-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-job-detail", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     # The schema and its browsable docs are public (drf-spectacular's SERVE_PERMISSIONS default).
