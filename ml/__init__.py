@@ -7,3 +7,44 @@ dataclasses and paths. Each concept lives in its own module and is re-exported h
 from .numbers import NumberMention, extract_numbers, find_numbers, normalize_number
 
 __all__ = ["NumberMention", "extract_numbers", "find_numbers", "normalize_number"]
+
+# Text analysis and the ParaQD operators (spaCy, torch and transformers load lazily, on first use).
+from .nlp import DEFAULT_SPACY_MODEL, load_spacy, named_entities, noun_chunks, sentences  # noqa: E402
+from .number_mentions import NumberSpan, find_all_numbers, number_signature  # noqa: E402
+from .number_words import NumberWordMention, find_number_words, number_to_words, words_to_number  # noqa: E402
+from .operators import (  # noqa: E402
+    TEST_OPERATORS,
+    TRAINING_OPERATORS,
+    OperatorNotApplicable,
+    OperatorResult,
+    apply_operator,
+)
+from .phrases import Phrase, PhraseSpans, phrase_spans  # noqa: E402
+from .units import UnitMention, expand_abbreviation, find_units, same_category_units  # noqa: E402
+
+__all__ += [
+    "DEFAULT_SPACY_MODEL",
+    "NumberSpan",
+    "NumberWordMention",
+    "OperatorNotApplicable",
+    "OperatorResult",
+    "Phrase",
+    "PhraseSpans",
+    "TEST_OPERATORS",
+    "TRAINING_OPERATORS",
+    "UnitMention",
+    "apply_operator",
+    "expand_abbreviation",
+    "find_all_numbers",
+    "find_number_words",
+    "find_units",
+    "load_spacy",
+    "named_entities",
+    "noun_chunks",
+    "number_signature",
+    "number_to_words",
+    "phrase_spans",
+    "same_category_units",
+    "sentences",
+    "words_to_number",
+]
