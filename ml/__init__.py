@@ -48,3 +48,19 @@ __all__ += [
     "sentences",
     "words_to_number",
 ]
+
+# ParaQD evaluation metrics and scorer (torch-backed names in ml.paraqd load on first access).
+from . import paraqd  # noqa: E402
+from .metrics import harmonic_mean_f1, nest_paraqd_metrics, paraqd_eval, paraqd_eval_nested  # noqa: E402
+from .paraqd import ParaQDTrainConfig, Triplet, TripletBatcher  # noqa: E402
+
+__all__ += [
+    "ParaQDTrainConfig",
+    "Triplet",
+    "TripletBatcher",
+    "harmonic_mean_f1",
+    "nest_paraqd_metrics",
+    "paraqd",
+    "paraqd_eval",
+    "paraqd_eval_nested",
+]

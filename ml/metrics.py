@@ -12,7 +12,7 @@ scikit-learn's ``zero_division=0``; a mean over an empty class is NaN.
 
 >>> m = paraqd_eval([0.9, 0.2, 0.7, -0.1], [1, 0, 0, 0])
 >>> m["n"], m["accuracy"], round(m["separation"], 3)
-(4.0, 0.75, 0.7)
+(4.0, 0.75, 0.633)
 >>> round(harmonic_mean_f1(0.784, 0.318), 3)  # Table 1, AquaRAT pretrained, weighted
 0.452
 """

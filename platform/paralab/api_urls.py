@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from corpus import apis as corpus_apis
 from jobs import apis as jobs_apis
+from modelhub import apis as modelhub_apis
 from paralab import apis as site_apis
 
 urlpatterns = [
@@ -17,6 +18,7 @@ urlpatterns = [
     path("jobs/", jobs_apis.JobListApi.as_view(), name="api-job-list"),
     path("jobs/<int:job_id>/", jobs_apis.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/download/", corpus_apis.ExportJobDownloadApi.as_view(), name="api-job-download"),
+    path("models/", modelhub_apis.ModelVersionListApi.as_view(), name="api-model-list"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

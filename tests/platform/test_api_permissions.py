@@ -64,6 +64,8 @@ TABLE = [
     ("get", "api-job-download", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("get", "api-job-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-job-detail", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-model-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-model-list", None, "?kind=paraqd", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     # The schema and its browsable docs are public (drf-spectacular's SERVE_PERMISSIONS default).
     ("get", "api-schema", None, "", None, None, _everyone(200)),
     ("get", "api-docs", None, "", None, None, _everyone(200)),

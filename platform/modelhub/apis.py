@@ -1,0 +1,70 @@
+"""Model versions over REST: ``GET models/?kind=paraqd|stead|pap`` (staff)."""
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import generics, serializers
+
+from paralab.permissions import IsStaff
+
+from .models import ModelVersion
+from .selectors import modelversion_active, modelversion_list
+
+
+class ModelVersionSerializer(serializers.ModelSerializer):
+    job = serializers.PrimaryKeyRelatedField(read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    is_active = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ModelVersion
+        fields = [
+            "id", "kind", "name", "status", "is_active", "base_model", "artifact_path", "params", "metrics",
+            "training_data", "job", "created_by", "created_at", "activated_at",
+        ]
+        read_only_fields = fields
+
+    def get_is_active(self, obj: ModelVersion) -> bool:
+        return obj.status == ModelVersion.Status.ACTIVE
+
+
+class ModelListQuerySerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=ModelVersion.Kind.choices, required=False)
+
+
+class ModelVersionListApi(generics.ListAPIView):
+    """Versions newest first, with their metrics; ``active`` maps each kind to its active version id."""
+
+    permission_classes = [IsStaff]
+    serializer_class = ModelVersionSerializer
+
+    def _kind(self) -> str | None:
+        query = ModelListQuerySerializer(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return query.validated_data.get("kind")
+
+    def get_queryset(self):
+        return modelversion_list(kind=self._kind())
+
+    @extend_schema(
+        parameters=[OpenApiParameter("kind", str, enum=list(ModelVersion.Kind.values), required=False)],
+        responses=inline_serializer(
+            "ModelVersionPage",
+            {
+                "count": serializers.IntegerField(),
+                "next": serializers.URLField(allow_null=True),
+                "previous": serializers.URLField(allow_null=True),
+                "active": serializers.DictField(child=serializers.IntegerField(allow_null=True)),
+                "results": ModelVersionSerializer(many=True),
+            },
+        ),
+    )
+    def get(self, request, *args, **kwargs):
+        response = self.list(request, *args, **kwargs)
+        kind = self._kind()
+        kinds = [kind] if kind else list(ModelVersion.Kind.values)
+        active = {}
+        for name in kinds:
+            version = modelversion_active(kind=name)
+            active[name] = version.pk if version else None
+        response.data["active"] = active
+        return response

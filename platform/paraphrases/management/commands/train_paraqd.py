@@ -1,0 +1,66 @@
+"""``train_paraqd --dataset NAME [--dataset NAME2 ...] [--epochs N] [--max-problems N]
+[--preset tiny|paper] [--activate]``."""
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from paraphrases.paraqd import PRESETS, ParaQDError, paraqd_train_start
+from workers.paraqd import train_job
+
+from ._jobs import run_job_here
+
+
+def _positive_int(value: str) -> int:
+    import argparse
+
+    if not value.isdigit() or int(value) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value!r}")
+    return int(value)
+
+
+def _positive_float(value: str) -> float:
+    import argparse
+
+    try:
+        number = float(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {value!r}") from exc
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {value!r}")
+    return number
+
+
+class Command(BaseCommand):
+    help = (
+        "Train a ParaQD scorer on the problems of one or more datasets (training operators f1-f10 and "
+        "the offline extras, plus the platform's human gold labels; never test-split problems or "
+        "imported labelled pairs). The model is written to PARALAB_MODEL_DIR/paraqd/v<id>-<time>/ and "
+        "registered as a candidate version (active with --activate). Runs as a job in this process; "
+        'prints JSON {"version", "status", "path", "job", "metrics", "training_data"}.'
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", action="append", required=True, metavar="NAME",
+                            help="dataset to train on (repeat for several)")
+        parser.add_argument("--epochs", type=_positive_int, help="epochs (default: the preset's)")
+        parser.add_argument("--max-problems", type=_positive_int, help="use at most N problems")
+        parser.add_argument("--preset", choices=PRESETS, default="tiny",
+                            help="tiny (1 epoch, smoke runs; default) or paper (9 epochs, batch 16)")
+        parser.add_argument("--activate", action="store_true", help="make the new version the active scorer")
+        parser.add_argument("--encoder", help="base encoder (default: PARALAB_SENTENCE_ENCODER)")
+        parser.add_argument("--time-budget", type=_positive_float, metavar="SECONDS",
+                            help="stop training before this many seconds (the model is still saved)")
+
+    def handle(self, *args, dataset: list[str], epochs, max_problems, preset: str, activate: bool,
+               encoder: str | None, time_budget: float | None, **options) -> None:
+        try:
+            job = paraqd_train_start(
+                dataset_names=dataset, preset=preset, epochs=epochs, max_problems=max_problems,
+                activate=activate, encoder=encoder, time_budget_s=time_budget, enqueue=False,
+            )
+        except ParaQDError as exc:
+            raise CommandError(str(exc)) from exc
+        job = run_job_here(job, train_job)
+        self.stdout.write(json.dumps({**job.result, "job": job.pk}))
