@@ -73,8 +73,9 @@ class ParaQDTrainConfig:
         "Cap on triplets per anchor per epoch; a different random subset is drawn each epoch. "
         "None uses all. The authors used max(#positive, #negative operators) = 6.")})
     time_budget_s: float | None = field(default=None, metadata={"help": (
-        "Wall-clock budget for the whole call (loading, training, evaluation). Training stops "
-        "before a step that would overrun it, saves the model and records stopped_early.")})
+        "Wall-clock budget in seconds, counted from the start of the call (model loading included). "
+        "Training stops before a step that would overrun it; the final evaluation and the save "
+        "still run, and the result records stopped_early and the reason.")})
     hard_example_weight: float = field(default=2.0, metadata={"help": (
         "Loss weight multiplier for triplets whose source marks a human-model disagreement "
         "(ml.paraqd.data.DISAGREEMENT_SOURCE); multiplies the triplet's own weight.")})
@@ -83,7 +84,8 @@ class ParaQDTrainConfig:
     max_grad_norm: float = field(default=1.0, metadata={"help": "Gradient clipping (global L2 norm)."})
     progress_every: int = field(default=10, metadata={"help": "Call the progress callback every N optimiser steps."})
     eval_batch_size: int = field(default=64, metadata={"help": "Texts per forward pass when scoring eval pairs."})
-    eval_threshold: float = field(default=0.5, metadata={"help": "Score above which an eval pair counts as valid (paper: 0.5)."})
+    eval_threshold: float = field(default=0.5, metadata={"help": (
+        "Score above which (strictly) an eval pair counts as valid (paper: 0.5).")})
     eval_before_training: bool = field(default=False, metadata={"help": (
         "Also evaluate the untrained encoder (the paper's 'Pretrained' row) when eval pairs are given.")})
     bucket_batches: int = field(default=50, metadata={"help": (

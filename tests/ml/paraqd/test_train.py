@@ -139,3 +139,10 @@ def test_empty_training_set_is_refused(tiny_encoder_dir, tmp_path):
 def test_synthetic_data_shape():
     triplets = synthetic_triplets(n_anchors=3)
     assert len(triplets) == 6 and len({t.anchor for t in triplets}) == 3
+
+
+def test_same_seed_same_run(tiny_encoder_dir, triplets, tmp_path):
+    config = tiny_config(tiny_encoder_dir, epochs=1)
+    first = train_paraqd(config, triplets[:24], tmp_path / "a").loss_history
+    assert train_paraqd(config, triplets[:24], tmp_path / "b").loss_history == first
+    assert train_paraqd(config.replace(seed=1), triplets[:24], tmp_path / "c").loss_history != first
