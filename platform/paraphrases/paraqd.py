@@ -437,6 +437,8 @@ def _train_config(
     if epochs is not None and epochs < 1:
         raise ParaQDError("--epochs must be at least 1")
     overrides: dict[str, Any] = {"encoder": encoder_path, "device": _device(), "seed": seed}
+    if settings.PARALAB_TORCH_THREADS:
+        overrides["num_threads"] = settings.PARALAB_TORCH_THREADS
     if epochs is not None:
         overrides["epochs"] = epochs
     if time_budget_s is not None:

@@ -7,7 +7,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.test import TestCase
+from django.test import TestCase, override_settings
 from django.utils import timezone
 
 from annotation.models import AnnotationItem
@@ -77,6 +77,15 @@ class TrainJobTests(JobTestCase):
         self.assertEqual(job.result["path"], version.artifact_path)
         self.assertIn("triplets from 4 problems", job.log)
         self.assertIsNone(ModelVersion.objects.filter(status="active").first())
+
+    def test_the_torch_threads_setting_reaches_the_training_config(self):
+        with override_settings(PARALAB_TORCH_THREADS=None):
+            default = self.train()
+        self.assertIsNone(ModelVersion.objects.get(pk=default.result["version"]).params["num_threads"])
+        with override_settings(PARALAB_TORCH_THREADS=1):
+            job = self.train()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
+        self.assertEqual(ModelVersion.objects.get(pk=job.result["version"]).params["num_threads"], 1)
 
     def test_activate_retires_the_previous_version(self):
         old = modelversion_activate(version=modelversion_create(kind="paraqd", base_model="x", artifact_path="/nope"))
