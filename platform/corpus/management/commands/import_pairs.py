@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
+from django.core.management.base import BaseCommand, CommandParser
 
-from corpus.importers import PAIR_FORMATS, SPLITS, ImportFormatError
-from corpus.services import dataset_get_or_create, pairs_import
+from corpus.importers import PAIR_FORMATS, SPLITS
+from corpus.services import pairs_import
+
+from ._importing import import_into
 
 
 class Command(BaseCommand):
@@ -28,14 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--split", default="", choices=SPLITS, help="the split of newly created problems")
 
     def handle(self, *args, path: str, dataset: str, fmt: str, split: str, **options) -> None:
-        if not dataset.strip():
-            raise CommandError("--dataset: the name is empty")
-        try:
-            with transaction.atomic():
-                target, _ = dataset_get_or_create(name=dataset)
-                result = pairs_import(dataset=target, path=path, fmt=fmt, split=split)
-        except ImportFormatError as exc:
-            raise CommandError(str(exc)) from exc
+        result = import_into(dataset_name=dataset, importer=pairs_import, path=path, fmt=fmt, split=split)
         summary = {
             key: result[key]
             for key in ("dataset", "problems_created", "candidates_created", "gold_labels", "duplicates")

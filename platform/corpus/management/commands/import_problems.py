@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
+from django.core.management.base import BaseCommand, CommandParser
 
-from corpus.importers import PROBLEM_FORMATS, SPLITS, ImportFormatError
-from corpus.services import dataset_get_or_create, dataset_import
+from corpus.importers import PROBLEM_FORMATS, SPLITS
+from corpus.services import dataset_import
+
+from ._importing import import_into
 
 
 class Command(BaseCommand):
@@ -36,15 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--split", default="", choices=SPLITS, help="the split of every imported problem")
 
     def handle(self, *args, path: str, dataset: str, fmt: str, split: str, **options) -> None:
-        if not dataset.strip():
-            raise CommandError("--dataset: the name is empty")
-        try:
-            # A new dataset is created in the same transaction: a bad file leaves no empty dataset.
-            with transaction.atomic():
-                target, _ = dataset_get_or_create(name=dataset)
-                result = dataset_import(dataset=target, path=path, fmt=fmt, split=split)
-        except ImportFormatError as exc:
-            raise CommandError(str(exc)) from exc
+        result = import_into(dataset_name=dataset, importer=dataset_import, path=path, fmt=fmt, split=split)
         if options["verbosity"] >= 2:
             self.stderr.write(f"format: {result['format']}")
         summary = {key: result[key] for key in ("dataset", "created", "duplicates")}
