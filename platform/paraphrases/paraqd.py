@@ -29,7 +29,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -291,13 +291,16 @@ def _anchor_triplets(anchor: str, positives: list[_Example], negatives: list[_Ex
 
 
 def _gold_examples(
-    problem_ids: list[int], *, include_imported_pairs: bool, threshold: float
+    problem_ids: list[int], *, include_imported_pairs: bool, threshold: float,
+    exclude_candidate_ids: Collection[int] = (),
 ) -> tuple[dict[int, list[tuple[bool, _Example]]], list[int]]:
     """Per problem id: (valid, example) for each human gold label; and the gold label ids used."""
     # Synthesized test pairs are the platform's own test set: never trained on, even once labelled.
     golds = GoldLabel.objects.filter(
         candidate__problem_id__in=problem_ids, source__in=HUMAN_GOLD_SOURCES
     ).exclude(candidate__generator__startswith=TEST_GENERATOR_PREFIX)
+    if exclude_candidate_ids:  # a held-out evaluation split (modelhub.retraining)
+        golds = golds.exclude(candidate_id__in=list(exclude_candidate_ids))
     if not include_imported_pairs:
         golds = golds.exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX)
     golds = list(golds.select_related("candidate").order_by("id"))
@@ -327,6 +330,7 @@ def paraqd_training_triplets(
     threshold: float = DEFAULT_THRESHOLD,
     resources: dict[str, Any] | None = None,
     progress: Progress | None = None,
+    exclude_candidate_ids: Collection[int] = (),
 ) -> tuple[list[Triplet], dict[str, Any]]:
     """Triplets for training a ParaQD scorer on ``datasets``, and a snapshot of what went in.
 
@@ -336,7 +340,8 @@ def paraqd_training_triplets(
     problem with ``random.Random(f"{seed}-{problem.id}")``. Its human gold labels join them: valid
     paraphrases as positives, invalid ones as negatives; one that the active model scores on the
     wrong side of ``threshold`` is a hard example (its triplets' source starts with
-    ``disagreement``, which the trainer weights by ``hard_example_weight``).
+    ``disagreement``, which the trainer weights by ``hard_example_weight``). Gold labels of
+    ``exclude_candidate_ids`` stay out (a held-out evaluation split).
 
     The snapshot holds the dataset ids and names, the problem counts (used, left out and why),
     outputs per operator, the gold label ids, the triplet count and a sha256 of the triplets.
@@ -363,7 +368,8 @@ def paraqd_training_triplets(
     allowed, excluded = training_problems(datasets=datasets, include_imported_pairs=include_imported_pairs)
     rows = list(allowed.values_list("id", "text"))
     gold_by_problem, _ = _gold_examples(
-        [pk for pk, _ in rows], include_imported_pairs=include_imported_pairs, threshold=threshold
+        [pk for pk, _ in rows], include_imported_pairs=include_imported_pairs, threshold=threshold,
+        exclude_candidate_ids=exclude_candidate_ids,
     )
     with_gold = [row for row in rows if row[0] in gold_by_problem]
     others = [row for row in rows if row[0] not in gold_by_problem]
@@ -481,6 +487,7 @@ def paraqd_train(
     operators: Sequence[str] | None = None,
     time_budget_s: float | None = None,
     seed: int = 3407,
+    exclude_candidate_ids: Collection[int] = (),
 ) -> ModelVersion:
     """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
     (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
@@ -510,6 +517,7 @@ def paraqd_train(
         datasets=datasets, max_problems=max_problems, seed=seed, operators=operators,
         resources=operator_resources(encoder=encoder_name),
         progress=_scaled(progress, 0.0, 0.3),
+        exclude_candidate_ids=exclude_candidate_ids,
     )
     if not triplets:
         names = ", ".join(d.name for d in datasets)
