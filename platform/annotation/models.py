@@ -20,7 +20,11 @@ class AnnotationItem(models.Model):
     purpose = models.CharField(
         max_length=32, default="review", help_text="review, synthesized_test, import…"
     )
-    required_labels = models.PositiveSmallIntegerField(default=2)
+    required_labels = models.PositiveSmallIntegerField(
+        default=2,
+        help_text="k: distinct annotators who label it. Follows the dataset's labels_per_item "
+        "(set when the item is queued, updated when staff change the dataset setting).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -28,6 +32,63 @@ class AnnotationItem(models.Model):
 
     def __str__(self) -> str:
         return f"item {self.pk} (candidate {self.candidate_id})"
+
+
+class Assignment(models.Model):
+    """An item handed to one annotator: leased while they work on it, done once labelled.
+
+    A lease past ``leased_until`` no longer holds a slot: the item can go to someone else. One
+    row per (item, annotator), so an item never reaches the same person twice.
+    """
+
+    class Status(models.TextChoices):
+        LEASED = "leased", "Leased"
+        DONE = "done", "Done"
+        SKIPPED = "skipped", "Skipped"
+
+    item = models.ForeignKey(AnnotationItem, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.LEASED)
+    leased_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="assignment_one_per_annotator_item"),
+        ]
+        indexes = [
+            # "what does this annotator hold" (next, progress) and "which slots are taken" (next).
+            models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
+            models.Index(fields=["item", "status", "leased_until"], name="assignment_item_slots"),
+        ]
+
+    def __str__(self) -> str:
+        return f"item {self.item_id} → {self.annotator_id} ({self.status})"
+
+
+class LabelHistory(models.Model):
+    """Every change to a label, kept when the label itself changes or goes."""
+
+    class Action(models.TextChoices):
+        CREATED = "created", "Created"
+        UPDATED = "updated", "Updated"
+        UNDONE = "undone", "Undone"
+
+    item = models.ForeignKey(AnnotationItem, on_delete=models.CASCADE, related_name="label_history")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="label_history")
+    label = models.ForeignKey("Label", null=True, blank=True, on_delete=models.SET_NULL, related_name="history")
+    action = models.CharField(max_length=8, choices=Action.choices)
+    data = models.JSONField(default=dict, help_text="The label's values after the change (before it, for undone).")
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["annotator", "item"], name="labelhistory_annotator_item")]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.annotator_id} on item {self.item_id}"
 
 
 class Label(models.Model):
@@ -44,6 +105,7 @@ class Label(models.Model):
 
     class Meta:
         ordering = ["id"]
+        indexes = [models.Index(fields=["annotator", "updated_at"], name="label_annotator_updated")]
         constraints = [
             models.UniqueConstraint(fields=["item", "annotator"], name="label_one_per_annotator_item"),
             *[

@@ -6,9 +6,24 @@ from django.db import models
 
 
 class Dataset(models.Model):
+    class QueueOrder(models.TextChoices):
+        UNCERTAINTY = "uncertainty", "Uncertain first (ParaQD score nearest the threshold)"
+        DISAGREEMENT = "disagreement", "Disagreements first"
+        RANDOM = "random", "Random (a fixed shuffle per annotator)"
+
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
     guidelines = models.TextField(blank=True, help_text="Annotation guidelines (Markdown).")
+    labels_per_item = models.PositiveSmallIntegerField(
+        default=2, help_text="k: how many distinct annotators label each item (new items copy it)."
+    )
+    lease_seconds = models.PositiveIntegerField(
+        default=600, help_text="How long an item handed to an annotator stays reserved for them."
+    )
+    queue_order = models.CharField(
+        max_length=16, choices=QueueOrder.choices, default=QueueOrder.UNCERTAINTY,
+        help_text="Which items an annotator is offered first.",
+    )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotated_datasets"
     )
@@ -19,6 +34,10 @@ class Dataset(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(labels_per_item__gte=1), name="dataset_labels_per_item_min_1"),
+            models.CheckConstraint(condition=models.Q(lease_seconds__gte=1), name="dataset_lease_seconds_min_1"),
+        ]
 
     def __str__(self) -> str:
         return self.name
