@@ -2,6 +2,7 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from annotation import apis as annotation_apis
 from corpus import apis as corpus_apis
 from jobs import apis as jobs_apis
 from modelhub import apis as modelhub_apis
@@ -15,6 +16,19 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/import/", corpus_apis.DatasetImportApi.as_view(), name="api-dataset-import"),
     path("datasets/<int:dataset_id>/export/", corpus_apis.DatasetExportApi.as_view(), name="api-dataset-export"),
     path("datasets/<int:dataset_id>/exports/", corpus_apis.DatasetExportJobApi.as_view(), name="api-dataset-export-job"),
+    path("datasets/<int:dataset_id>/agreement/", annotation_apis.DatasetAgreementApi.as_view(),
+         name="api-dataset-agreement"),
+    path("annotation/next/", annotation_apis.AnnotationNextApi.as_view(), name="api-annotation-next"),
+    path("annotation/undo/", annotation_apis.LabelUndoApi.as_view(), name="api-annotation-undo"),
+    path("annotation/labels/", annotation_apis.OwnLabelListApi.as_view(), name="api-annotation-labels"),
+    path("annotation/items/<int:item_id>/", annotation_apis.AnnotationItemApi.as_view(), name="api-annotation-item"),
+    path("annotation/items/<int:item_id>/label/", annotation_apis.LabelSubmitApi.as_view(), name="api-annotation-label"),
+    path("annotation/items/<int:item_id>/skip/", annotation_apis.ItemSkipApi.as_view(), name="api-annotation-skip"),
+    path("annotation/items/<int:item_id>/adjudicate/", annotation_apis.ItemAdjudicateApi.as_view(),
+         name="api-annotation-adjudicate"),
+    path("annotation/datasets/<int:dataset_id>/progress/", annotation_apis.DatasetProgressApi.as_view(),
+         name="api-annotation-progress"),
+    path("disagreements/", annotation_apis.DisagreementListApi.as_view(), name="api-disagreement-list"),
     path("jobs/", jobs_apis.JobListApi.as_view(), name="api-job-list"),
     path("jobs/<int:job_id>/", jobs_apis.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/download/", corpus_apis.ExportJobDownloadApi.as_view(), name="api-job-download"),

@@ -5,6 +5,7 @@ from django.urls import include, path
 
 from corpus import views as corpus_views
 from jobs import views as jobs_views
+from modelhub import views as modelhub_views
 from paralab import views as site_views
 
 urlpatterns = [
@@ -15,6 +16,8 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/", corpus_views.dataset_detail_page, name="dataset-detail"),
     path("problems/<int:problem_id>/", corpus_views.problem_detail_page, name="problem-detail"),
     path("jobs/", jobs_views.job_list_page, name="job-list"),
+    path("models/", modelhub_views.model_list_page, name="model-list"),
+    path("models/<str:kind>/retrain/", modelhub_views.model_retrain_page, name="model-retrain"),
     path("healthz/", site_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("paralab.api_urls")),

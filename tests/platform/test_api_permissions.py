@@ -22,7 +22,9 @@ from rest_framework.test import APIClient
 from jobs.models import Job
 from paralab import api_urls
 
-from .corpus.factories import PASSWORD, make_dataset, make_problems, make_user
+from annotation import services as annotation_services
+
+from .corpus.factories import PASSWORD, make_candidate, make_dataset, make_item, make_problems, make_user
 
 ANON, MEMBER, OUTSIDER, STAFF = "anonymous", "member", "non-member", "staff"
 # DRF answers an unauthenticated request 401 when the first authentication class names a
@@ -64,6 +66,27 @@ TABLE = [
     ("get", "api-job-download", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("get", "api-job-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-job-detail", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    # Annotation. The member holds a lease on the table's item and labelled another one. Staff
+    # label only datasets they are members of (this one they are not): 404 like an outsider.
+    ("get", "api-annotation-next", None, "?dataset={dataset}", None, None,
+     {ANON: DENIED, MEMBER: 200, OUTSIDER: 404, STAFF: 404}),
+    ("get", "api-annotation-item", "item", "", None, None, {ANON: DENIED, MEMBER: 200, OUTSIDER: 404, STAFF: 404}),
+    ("post", "api-annotation-label", "item", "", lambda: {"valid": True, "fluency": 5}, "json",
+     {ANON: DENIED, MEMBER: 201, OUTSIDER: 403, STAFF: 403}),
+    ("post", "api-annotation-skip", "item", "", None, None, {ANON: DENIED, MEMBER: 200, OUTSIDER: 403, STAFF: 403}),
+    ("post", "api-annotation-undo", None, "", lambda t: {"dataset": t.dataset.pk}, "json",
+     {ANON: DENIED, MEMBER: 200, OUTSIDER: 404, STAFF: 404}),
+    ("get", "api-annotation-labels", None, "?dataset={dataset}", None, None,
+     {ANON: DENIED, MEMBER: 200, OUTSIDER: 404, STAFF: 404}),
+    ("get", "api-dataset-agreement", "dataset", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-annotation-progress", "dataset", "", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-disagreement-list", None, "?dataset={dataset}&kind=human_human", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-disagreement-list", None, "?dataset={dataset}&kind=human_model", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("post", "api-annotation-adjudicate", "item", "", lambda: {"valid": False, "note": "unit lost"}, "json",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-model-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-model-list", None, "?kind=paraqd", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     # The schema and its browsable docs are public (drf-spectacular's SERVE_PERMISSIONS default).
@@ -81,7 +104,13 @@ class ApiPermissionTableTests(TestCase):
             STAFF: make_user("boss", staff=True),
         }
         cls.dataset = make_dataset("shared", annotators=[cls.users[MEMBER]])
-        make_problems(cls.dataset, 3)
+        problems = make_problems(cls.dataset, 3)
+        # Two items: the member labels the first and holds a lease on the second (the table's item).
+        for problem in problems[:2]:
+            make_item(cls.dataset, make_candidate(problem, f"Reworded: {problem.text}"))
+        labelled = annotation_services.annotation_next(user=cls.users[MEMBER], dataset=cls.dataset)
+        annotation_services.label_submit(user=cls.users[MEMBER], item=labelled, valid=True)
+        cls.item = annotation_services.annotation_next(user=cls.users[MEMBER], dataset=cls.dataset)
         make_dataset("outsiders-own", annotators=[cls.users[OUTSIDER]])
         # A job the member started: annotators still see no job, not even their own.
         cls.job = Job.objects.create(kind=Job.Kind.EXPORT, dataset=cls.dataset, created_by=cls.users[MEMBER])
@@ -107,14 +136,17 @@ class ApiPermissionTableTests(TestCase):
         return client
 
     def _run_table(self, auth: str) -> None:
-        ids = {"dataset": {"dataset_id": self.dataset.pk}, "job": {"job_id": self.job.pk}}
+        ids = {"dataset": {"dataset_id": self.dataset.pk}, "job": {"job_id": self.job.pk},
+               "item": {"item_id": self.item.pk}}
         for method, name, key, query, body, fmt, expected in TABLE:
-            url = reverse(name, kwargs=ids[key] if key else None) + query
+            url = reverse(name, kwargs=ids[key] if key else None) + query.format(dataset=self.dataset.pk)
             for role, status in expected.items():
                 with self.subTest(auth=auth, method=method, url=url, role=role):
                     # Each call in its own savepoint, rolled back: a DELETE does not spoil the next row.
                     with transaction.atomic():
-                        kwargs = {"data": body(), "format": fmt} if body else {}
+                        # A body factory may take the test case, for ids made in setUpTestData.
+                        data = (body(self) if body.__code__.co_argcount else body()) if body else None
+                        kwargs = {"data": data, "format": fmt} if body else {}
                         response = getattr(self._client(role, auth), method)(url, **kwargs)
                         transaction.set_rollback(True)
                     self.assertEqual(response.status_code, status, getattr(response, "data", None))

@@ -1,0 +1,317 @@
+"""Annotation endpoints of the REST API (CONTRACT.md): the annotator's queue and labels, and the
+staff reads of progress, agreement and disagreements, and adjudication.
+
+Annotators work on the datasets they are members of (``Dataset.annotators``; staff too, when
+they are members). A dataset outside that scope is not found (404), like a missing one. An item
+they hold no assignment on cannot be labelled or skipped (403) and is not shown (404). They never
+see a model score or another annotator's label. Staff endpoints answer 403 to annotators.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from corpus.models import Dataset
+from corpus.selectors import dataset_get
+from paralab.permissions import IsStaff
+
+from . import selectors, services
+from .models import AnnotationItem, Label
+
+_detail = inline_serializer("AnnotationDetail", {"detail": serializers.CharField()})
+
+
+def _spans(text: str) -> list[dict]:
+    from ml.highlight import highlight_spans  # cached per text: `next` stays cheap
+
+    return highlight_spans(text, spacy_model=settings.PARALAB_SPACY_MODEL)
+
+
+def _member_dataset_or_404(user, dataset_id) -> Dataset:
+    try:
+        dataset_id = int(dataset_id)
+    except (TypeError, ValueError):
+        raise ValidationError({"dataset": "a dataset id is required"}) from None
+    dataset = selectors.annotator_dataset_get(user=user, dataset_id=dataset_id)
+    if dataset is None:
+        raise Http404("No such dataset.")
+    return dataset
+
+
+def _staff_dataset_or_404(user, dataset_id) -> Dataset:
+    try:
+        dataset_id = int(dataset_id)
+    except (TypeError, ValueError):
+        raise ValidationError({"dataset": "a dataset id is required"}) from None
+    dataset = dataset_get(user=user, dataset_id=dataset_id)
+    if dataset is None:
+        raise Http404("No such dataset.")
+    return dataset
+
+
+def _item_or_404(item_id: int) -> AnnotationItem:
+    item = AnnotationItem.objects.select_related("dataset").filter(pk=item_id).first()
+    if item is None:
+        raise Http404("No such item.")
+    return item
+
+
+def label_out(label: Label | None) -> dict | None:
+    return None if label is None else services.label_data(label)
+
+
+def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_label: bool = True) -> dict:
+    """ITEM: the pair, the caller's own label (or null) and their progress on the dataset."""
+    candidate = item.candidate
+    problem = candidate.problem
+    if with_label and label is None:
+        label = selectors.own_label(user=user, item=item)
+    return {
+        "item": item.pk,
+        "dataset": item.dataset_id,
+        "problem": {"id": problem.pk, "text": problem.text, "spans": _spans(problem.text)},
+        "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": _spans(candidate.text)},
+        "label": label_out(label) if with_label else None,
+        "progress": selectors.annotation_progress(user=user, dataset=item.dataset),
+    }
+
+
+# --- serializers ----------------------------------------------------------------------------------
+
+
+def _rating(name: str) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=0, max_value=5, required=False, allow_null=True,
+                                    help_text=f"{name}, 0–5 (paper 000 section 5.3)")
+
+
+class LabelInputSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    solvability = _rating("solvability")
+    diversity = _rating("diversity")
+    fluency = _rating("fluency")
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    time_spent_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=86_400_000)
+
+
+class UndoInputSerializer(serializers.Serializer):
+    dataset = serializers.IntegerField()
+
+
+class AdjudicateInputSerializer(serializers.Serializer):
+    valid = serializers.BooleanField()
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+_spans_schema = serializers.ListField(child=serializers.DictField())
+_text_schema = inline_serializer("ItemText", {"id": serializers.IntegerField(), "text": serializers.CharField(),
+                                               "spans": _spans_schema})
+_progress_schema = inline_serializer("Progress", {"done": serializers.IntegerField(), "total": serializers.IntegerField()})
+_label_schema = inline_serializer("LabelValues", {
+    "valid": serializers.BooleanField(), "solvability": serializers.IntegerField(allow_null=True),
+    "diversity": serializers.IntegerField(allow_null=True), "fluency": serializers.IntegerField(allow_null=True),
+    "comment": serializers.CharField(),
+})
+_item_schema = inline_serializer("AnnotationItemOut", {
+    "item": serializers.IntegerField(), "dataset": serializers.IntegerField(), "problem": _text_schema,
+    "paraphrase": _text_schema, "label": _label_schema, "progress": _progress_schema,
+})
+
+
+class HistorySerializer(serializers.Serializer):
+    action = serializers.CharField()
+    data = serializers.JSONField()
+    at = serializers.DateTimeField()
+
+
+class OwnLabelSerializer(serializers.ModelSerializer):
+    problem = serializers.CharField(source="item.candidate.problem.text", read_only=True)
+    paraphrase = serializers.CharField(source="item.candidate.text", read_only=True)
+    history = HistorySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Label
+        fields = ["id", "item", "problem", "paraphrase", "valid", "solvability", "diversity", "fluency", "comment",
+                  "created_at", "updated_at", "history"]
+        read_only_fields = fields
+
+
+# --- annotator endpoints --------------------------------------------------------------------------
+
+
+class AnnotationNextApi(APIView):
+    """``GET annotation/next/?dataset={id}``: the caller's next item, leased to them; 204 when none is left."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("dataset", OpenApiTypes.INT, required=True)],
+        responses={200: _item_schema, 204: None, 404: _detail},
+    )
+    def get(self, request):
+        dataset = _member_dataset_or_404(request.user, request.query_params.get("dataset"))
+        item = services.annotation_next(user=request.user, dataset=dataset)
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        # A leased item carries no label of the caller (labelled items are never handed out).
+        return Response(item_out(user=request.user, item=item, with_label=False))
+
+
+class AnnotationItemApi(APIView):
+    """``GET annotation/items/{item}/``: one of the caller's items with their own label (to edit it)."""
+
+    @extend_schema(responses={200: _item_schema, 404: _detail})
+    def get(self, request, item_id: int):
+        item = selectors.item_for_annotator(user=request.user, item_id=item_id)
+        if item is None or selectors.annotator_dataset_get(user=request.user, dataset_id=item.dataset_id) is None:
+            raise Http404("No such item.")
+        return Response(item_out(user=request.user, item=item))
+
+
+class LabelSubmitApi(APIView):
+    """``POST annotation/items/{item}/label/``: 201 for a first label, 200 when the author changes
+    it (or sends it again: nothing counts twice); 403 when the item is not assigned to the caller."""
+
+    @extend_schema(
+        request=LabelInputSerializer,
+        responses={
+            201: inline_serializer("LabelResult", {"label": _label_schema, "progress": _progress_schema}),
+            200: inline_serializer("LabelResultChanged", {"label": _label_schema, "progress": _progress_schema}),
+            400: _detail, 403: _detail, 404: _detail,
+        },
+    )
+    def post(self, request, item_id: int):
+        item = _item_or_404(item_id)
+        if selectors.annotator_dataset_get(user=request.user, dataset_id=item.dataset_id) is None:
+            raise PermissionDenied("this item is not assigned to you")
+        data = LabelInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            label, created = services.label_submit(user=request.user, item=item, **data.validated_data)
+        except services.NotAssigned as exc:
+            raise PermissionDenied(str(exc)) from exc
+        except services.AnnotationError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(
+            {"label": label_out(label), "progress": selectors.annotation_progress(user=request.user, dataset=item.dataset)},
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class ItemSkipApi(APIView):
+    """``POST annotation/items/{item}/skip/``: pass on an item (it is not offered to the caller again)."""
+
+    @extend_schema(request=None, responses={200: inline_serializer("SkipResult", {"progress": _progress_schema}),
+                                            400: _detail, 403: _detail, 404: _detail})
+    def post(self, request, item_id: int):
+        item = _item_or_404(item_id)
+        if selectors.annotator_dataset_get(user=request.user, dataset_id=item.dataset_id) is None:
+            raise PermissionDenied("this item is not assigned to you")
+        try:
+            services.item_skip(user=request.user, item=item)
+        except services.NotAssigned as exc:
+            raise PermissionDenied(str(exc)) from exc
+        except services.AnnotationError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response({"progress": selectors.annotation_progress(user=request.user, dataset=item.dataset)})
+
+
+class LabelUndoApi(APIView):
+    """``POST annotation/undo/ {"dataset"}``: remove the caller's latest label there → 200 ITEM
+    (the item, leased to them again, label null) or 204 when there is nothing to undo."""
+
+    @extend_schema(request=UndoInputSerializer, responses={200: _item_schema, 204: None, 404: _detail})
+    def post(self, request):
+        data = UndoInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        dataset = _member_dataset_or_404(request.user, data.validated_data["dataset"])
+        item = services.label_undo(user=request.user, dataset=dataset)
+        if item is None:
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        return Response(item_out(user=request.user, item=item, with_label=False))
+
+
+class OwnLabelListApi(generics.ListAPIView):
+    """``GET annotation/labels/?dataset={id}``: the caller's own labels, newest change first, each
+    with its history."""
+
+    serializer_class = OwnLabelSerializer
+
+    @extend_schema(parameters=[OpenApiParameter("dataset", OpenApiTypes.INT, required=True)])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        dataset = _member_dataset_or_404(self.request.user, self.request.query_params.get("dataset"))
+        return selectors.label_list(user=self.request.user, dataset=dataset)
+
+
+# --- staff endpoints ------------------------------------------------------------------------------
+
+
+class DatasetAgreementApi(APIView):
+    """``GET datasets/{id}/agreement/`` (staff): Cohen's kappa per annotator pair, Fleiss' kappa,
+    quadratic-weighted kappa per 0–5 rating, with counts."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: _detail})
+    def get(self, request, dataset_id: int):
+        return Response(selectors.dataset_agreement(dataset=_staff_dataset_or_404(request.user, dataset_id)))
+
+
+class DatasetProgressApi(APIView):
+    """``GET annotation/datasets/{id}/progress/`` (staff): ``[{"annotator", "done", "total"}]``."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(responses={200: inline_serializer("AnnotatorProgress", {
+        "annotator": serializers.CharField(), "done": serializers.IntegerField(), "total": serializers.IntegerField(),
+    }, many=True), 404: _detail})
+    def get(self, request, dataset_id: int):
+        return Response(selectors.dataset_progress(dataset=_staff_dataset_or_404(request.user, dataset_id)))
+
+
+class DisagreementQuerySerializer(serializers.Serializer):
+    dataset = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=selectors.DISAGREEMENT_KINDS, default="human_human")
+
+
+class DisagreementListApi(APIView):
+    """``GET disagreements/?dataset={id}&kind=human_human|human_model`` (staff)."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("dataset", OpenApiTypes.INT, required=True),
+            OpenApiParameter("kind", str, enum=list(selectors.DISAGREEMENT_KINDS), default="human_human"),
+        ],
+        responses={200: OpenApiTypes.OBJECT, 400: _detail, 404: _detail},
+    )
+    def get(self, request):
+        query = DisagreementQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        dataset = _staff_dataset_or_404(request.user, query.validated_data["dataset"])
+        rows = selectors.disagreements(dataset=dataset, kind=query.validated_data["kind"])
+        return Response({"dataset": dataset.pk, "kind": query.validated_data["kind"], "count": len(rows), "results": rows})
+
+
+class ItemAdjudicateApi(APIView):
+    """``POST annotation/items/{item}/adjudicate/ {"valid", "note"?}`` (staff) → ``{"gold"}``."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(request=AdjudicateInputSerializer, responses={200: OpenApiTypes.OBJECT, 400: _detail, 404: _detail})
+    def post(self, request, item_id: int):
+        item = _item_or_404(item_id)
+        data = AdjudicateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        gold = services.item_adjudicate(user=request.user, item=item, **data.validated_data)
+        return Response({"gold": {
+            "item": item.pk, "candidate": gold.candidate_id, "valid": gold.valid, "source": gold.source,
+            "decided_by": request.user.username, "note": gold.note, "updated_at": gold.updated_at,
+        }})

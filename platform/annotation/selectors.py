@@ -1,0 +1,424 @@
+"""Reads of the annotation loop: the queue, progress, agreement and disagreements.
+
+Slots. An item needs ``required_labels`` (k) distinct annotators. A slot is *taken* by a label or
+by a lease still running (``Assignment.status == leased`` and ``leased_until`` in the future); a
+lease that ran out, or a skip, frees it. An annotator is never offered an item they labelled,
+skipped or hold, so no one labels an item twice.
+
+Balance. Each annotator's share of a dataset is ``ceil(Σ k / members)`` items (capped at the
+number of items): with two annotators and k = 2 both label everything; with four, each labels
+half. The share follows the member list, so removing an absent annotator hands their part to the
+others. Within the share, items with the fewest taken slots come first (every item gets its
+first label before any gets its last), then the dataset's ``queue_order``.
+
+Annotator-facing reads take the user and only ever return their own labels; the agreement and
+disagreement reads are for staff (the API checks the role).
+"""
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from datetime import datetime
+from itertools import combinations
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Count,
+    Exists,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Abs, Coalesce, Mod
+from django.utils import timezone
+
+from corpus.models import Dataset
+from ml.agreement import cohen_kappa, fleiss_kappa, observed_agreement, weighted_kappa
+
+from .models import AnnotationItem, Assignment, GoldLabel, Label, LabelHistory
+
+RATINGS = ("solvability", "diversity", "fluency")
+
+
+def paraqd_threshold() -> float:
+    """The decision threshold of the ParaQD scorer on its cosine score."""
+    from paraphrases.paraqd import DEFAULT_THRESHOLD as threshold
+
+    return float(threshold)
+
+
+def active_paraqd_version_id() -> int | None:
+    from modelhub.models import ModelVersion
+    from modelhub.selectors import modelversion_active
+
+    version = modelversion_active(kind=ModelVersion.Kind.PARAQD)
+    return version.pk if version else None
+
+
+# --- slots ----------------------------------------------------------------------------------------
+
+
+def _count(qs: QuerySet, group: str):
+    """A correlated COUNT subquery, 0 when nothing matches."""
+    counted = qs.order_by().values(group).annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+
+
+def _active_lease(now: datetime) -> Q:
+    return Q(status=Assignment.Status.LEASED, leased_until__gt=now)
+
+
+def taken_slots(now: datetime):
+    """Expression: labels plus running leases of an item (``OuterRef('pk')`` is the item)."""
+    labels = _count(Label.objects.filter(item=OuterRef("pk")), "item")
+    leases = _count(Assignment.objects.filter(_active_lease(now), item=OuterRef("pk")), "item")
+    return labels + leases
+
+
+def _held_by(user, now: datetime) -> Q:
+    """Items ``user`` already labelled, skipped or holds a running lease on."""
+    mine = Assignment.objects.filter(item=OuterRef("pk"), annotator=user).filter(
+        Q(status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED]) | _active_lease(now)
+    )
+    return Q(Exists(Label.objects.filter(item=OuterRef("pk"), annotator=user))) | Q(Exists(mine))
+
+
+def open_items(*, user, dataset: Dataset, now: datetime | None = None) -> QuerySet[AnnotationItem]:
+    """Items of ``dataset`` with a free slot that ``user`` may still take, annotated ``taken``."""
+    now = now or timezone.now()
+    return (
+        AnnotationItem.objects.filter(dataset=dataset)
+        .annotate(taken=taken_slots(now))
+        .filter(taken__lt=F("required_labels"))
+        .exclude(_held_by(user, now))
+    )
+
+
+def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset) -> QuerySet[AnnotationItem]:
+    """``qs`` (annotated ``taken``) in the order ``user`` is offered it: fewest taken slots first,
+    then the dataset's ``queue_order``, then id."""
+    order = dataset.queue_order
+    if order == Dataset.QueueOrder.DISAGREEMENT:
+        conflict = Exists(Label.objects.filter(item=OuterRef("pk"), valid=True)) & Exists(
+            Label.objects.filter(item=OuterRef("pk"), valid=False)
+        )
+        # A third opinion on a split item is worth more than a first one on a fresh item.
+        return qs.annotate(conflict=conflict).order_by(F("conflict").desc(), "taken", "id")
+    if order == Dataset.QueueOrder.RANDOM:
+        # A fixed shuffle per annotator: a Weyl sequence (golden-ratio multiplier modulo a prime)
+        # spreads consecutive ids evenly; the user's seed shifts it. Portable SQL (no RANDOM(seed)).
+        seed = (int(user.pk) * 7919) % 1_000_003
+        key = Mod((F("id") + Value(seed)) * Value(2_654_435_761), Value(4_294_967_291))
+        return qs.annotate(shuffle=ExpressionWrapper(key, output_field=IntegerField())).order_by("taken", "shuffle", "id")
+    version_id = active_paraqd_version_id()
+    if version_id is None:
+        return qs.order_by("taken", "id")
+    from paraphrases.models import Score
+
+    score = Subquery(
+        Score.objects.filter(candidate=OuterRef("candidate_id"), model_version_id=version_id)
+        .order_by("-id")
+        .values("paraqd")[:1],
+        output_field=FloatField(),
+    )
+    distance = Abs(score - Value(paraqd_threshold()))
+    # Prodigy's prefer_uncertain: the score nearest the threshold first; unscored items after.
+    return qs.annotate(uncertainty=distance).order_by("taken", F("uncertainty").asc(nulls_last=True), "id")
+
+
+# --- progress -------------------------------------------------------------------------------------
+
+
+def _members(dataset: Dataset) -> int:
+    return dataset.annotators.count()
+
+
+def annotator_share(*, n_items: int, slots: int, members: int) -> int:
+    """Items one annotator is asked to label: ``ceil(slots / members)``, at most every item.
+
+    >>> annotator_share(n_items=10, slots=20, members=4)
+    5
+    """
+    if members <= 0:
+        return n_items
+    return min(n_items, math.ceil(slots / members))
+
+
+def _progress(*, user, dataset: Dataset, members: int, now: datetime) -> dict[str, int]:
+    own_lease = Assignment.objects.filter(_active_lease(now), item=OuterRef("pk"), annotator=user)
+    stats = (
+        AnnotationItem.objects.filter(dataset=dataset)
+        .annotate(
+            taken=taken_slots(now),
+            mine=Exists(Label.objects.filter(item=OuterRef("pk"), annotator=user)),
+            leased=Exists(own_lease),
+            held=Exists(
+                Assignment.objects.filter(
+                    item=OuterRef("pk"), annotator=user, status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED]
+                )
+            ),
+        )
+        .aggregate(
+            n=Count("id"),
+            slots=Coalesce(Sum("required_labels"), 0),
+            done=Count("id", filter=Q(mine=True)),
+            available=Count(
+                "id",
+                filter=Q(mine=False) & (Q(leased=True) | (Q(held=False) & Q(taken__lt=F("required_labels")))),
+            ),
+        )
+    )
+    share = annotator_share(n_items=stats["n"], slots=stats["slots"], members=members)
+    done = stats["done"]
+    return {"done": done, "total": done + min(max(share - done, 0), stats["available"])}
+
+
+def annotation_progress(*, user, dataset: Dataset, now: datetime | None = None) -> dict[str, int]:
+    """``{"done", "total"}`` for ``user`` on ``dataset``: labels given, and labels given plus the
+    items still waiting for them within their share (``done == total`` when nothing is left)."""
+    return _progress(user=user, dataset=dataset, members=_members(dataset), now=now or timezone.now())
+
+
+def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
+    """Progress of every member of ``dataset`` and of anyone else who labelled it, by username."""
+    now = timezone.now()
+    members = _members(dataset)
+    User = get_user_model()
+    users = User.objects.filter(
+        Q(pk__in=dataset.annotators.values("pk")) | Q(pk__in=Label.objects.filter(item__dataset=dataset).values("annotator"))
+    ).order_by("username")
+    return [
+        {"annotator": u.username, **_progress(user=u, dataset=dataset, members=members, now=now)} for u in users
+    ]
+
+
+def annotator_share_reached(*, user, dataset: Dataset) -> bool:
+    """Whether ``user`` already labelled their share of ``dataset`` (three small queries)."""
+    stats = AnnotationItem.objects.filter(dataset=dataset).aggregate(
+        n=Count("id"), slots=Coalesce(Sum("required_labels"), 0)
+    )
+    share = annotator_share(n_items=stats["n"], slots=stats["slots"], members=_members(dataset))
+    done = Label.objects.filter(annotator=user, item__dataset=dataset).count()
+    return done >= share
+
+
+# --- the annotator's own items and labels ---------------------------------------------------------
+
+
+def annotator_dataset_get(*, user, dataset_id: int) -> Dataset | None:
+    """A dataset ``user`` labels (a member of ``Dataset.annotators``, staff or not), else None."""
+    if not (user and user.is_authenticated):
+        return None
+    return Dataset.objects.filter(pk=dataset_id, annotators=user).first()
+
+
+def item_for_annotator(*, user, item_id: int) -> AnnotationItem | None:
+    """The item if ``user`` labelled it or holds an assignment on it (any status), else None."""
+    return (
+        AnnotationItem.objects.filter(pk=item_id)
+        .filter(Q(assignments__annotator=user) | Q(labels__annotator=user))
+        .select_related("candidate__problem", "dataset")
+        .distinct()
+        .first()
+    )
+
+
+def own_label(*, user, item: AnnotationItem) -> Label | None:
+    return Label.objects.filter(item=item, annotator=user).first()
+
+
+def label_list(*, user, dataset: Dataset) -> QuerySet[Label]:
+    """``user``'s own labels on ``dataset``, newest change first, with their history."""
+    from django.db.models import Prefetch
+
+    return (
+        Label.objects.filter(annotator=user, item__dataset=dataset)
+        .select_related("item__candidate__problem")
+        .prefetch_related(Prefetch("history", queryset=LabelHistory.objects.order_by("id")))
+        .order_by("-updated_at", "-id")
+    )
+
+
+# --- agreement ------------------------------------------------------------------------------------
+
+
+def _pair_stats(per_item: dict[int, dict[str, Any]], a: str, b: str, kappa) -> dict[str, Any] | None:
+    shared = [(v[a], v[b]) for v in per_item.values() if v.get(a) is not None and v.get(b) is not None]
+    if not shared:
+        return None
+    xs, ys = [x for x, _ in shared], [y for _, y in shared]
+    return {"a": a, "b": b, "n": len(shared), "agreement": observed_agreement(xs, ys), "kappa": kappa(xs, ys)}
+
+
+def dataset_agreement(*, dataset: Dataset) -> dict[str, Any]:
+    """Agreement among the annotators of ``dataset`` (JSON-safe; undefined kappas are None).
+
+    ``binary``: Cohen's kappa per annotator pair on valid/invalid over the items both labelled,
+    and Fleiss' kappa over the items with the most common number of labels (at least two).
+    ``ratings``: per 0–5 rating, quadratic-weighted Cohen's kappa per pair over the items where
+    both gave that rating. Observed agreement (exact match share) and counts come with each.
+    """
+    rows = list(
+        Label.objects.filter(item__dataset=dataset)
+        .order_by("item_id", "annotator__username")
+        .values_list("item_id", "annotator__username", "valid", *RATINGS)
+    )
+    valid: dict[int, dict[str, bool]] = defaultdict(dict)
+    ratings: dict[str, dict[int, dict[str, int]]] = {r: defaultdict(dict) for r in RATINGS}
+    for item_id, username, is_valid, *values in rows:
+        valid[item_id][username] = is_valid
+        for name, value in zip(RATINGS, values):
+            if value is not None:
+                ratings[name][item_id][username] = value
+    annotators = sorted({username for _, username, *_ in rows})
+    pairs = list(combinations(annotators, 2))
+
+    binary_pairs = [p for a, b in pairs if (p := _pair_stats(valid, a, b, cohen_kappa))]
+    fleiss = None
+    counts = [len(v) for v in valid.values() if len(v) >= 2]
+    if counts:
+        raters = max(set(counts), key=lambda c: (counts.count(c), c))
+        table = [
+            [sum(1 for x in v.values() if x), sum(1 for x in v.values() if not x)]
+            for v in valid.values() if len(v) == raters
+        ]
+        fleiss = {"kappa": fleiss_kappa(table), "n_items": len(table), "raters": raters}
+
+    def _weighted(xs, ys):
+        return weighted_kappa(xs, ys, weights="quadratic", categories=range(6))
+
+    return {
+        "dataset": dataset.pk,
+        "n_items": sum(1 for v in valid.values() if len(v) >= 2),
+        "n_labelled_items": len(valid),
+        "n_labels": len(rows),
+        "annotators": annotators,
+        "binary": {"method": "Cohen's kappa", "pairs": binary_pairs, "fleiss": fleiss},
+        "ratings": {
+            name: {
+                "method": "quadratic-weighted kappa",
+                "pairs": [p for a, b in pairs if (p := _pair_stats(ratings[name], a, b, _weighted))],
+            }
+            for name in RATINGS
+        },
+    }
+
+
+# --- disagreements --------------------------------------------------------------------------------
+
+DISAGREEMENT_KINDS = ("human_human", "human_model")
+
+
+def _model_scores(candidate_ids: list[int], version_id: int | None) -> dict[int, float]:
+    if version_id is None or not candidate_ids:
+        return {}
+    from paraphrases.models import Score
+
+    return dict(
+        Score.objects.filter(candidate_id__in=candidate_ids, model_version_id=version_id, paraqd__isnull=False)
+        .order_by("candidate_id", "id")
+        .values_list("candidate_id", "paraqd")
+    )
+
+
+def _active_score_subquery(version_id: int):
+    from paraphrases.models import Score
+
+    return Subquery(
+        Score.objects.filter(candidate=OuterRef("candidate_id"), model_version_id=version_id, paraqd__isnull=False)
+        .order_by("-id")
+        .values("paraqd")[:1],
+        output_field=FloatField(),
+    )
+
+
+def _model_disagrees(qs: QuerySet[GoldLabel], version_id: int, threshold: float) -> QuerySet[GoldLabel]:
+    """Gold labels whose candidate the active scorer puts on the other side of the threshold."""
+    return qs.annotate(model_score=_active_score_subquery(version_id)).filter(
+        Q(valid=True, model_score__lt=threshold) | Q(valid=False, model_score__gte=threshold)
+    )
+
+
+def disagreements(*, dataset: Dataset, kind: str) -> list[dict[str, Any]]:
+    """``human_human``: items of ``dataset`` whose annotators split on valid/invalid (the
+    adjudication queue; resolved ones keep their adjudicated gold). ``human_model``: gold-labelled
+    candidates of ``dataset`` that the active ParaQD version, at its threshold, judges the other way.
+    """
+    if kind not in DISAGREEMENT_KINDS:
+        raise ValueError(f"kind must be one of {', '.join(DISAGREEMENT_KINDS)}")
+    version_id = active_paraqd_version_id()
+    threshold = paraqd_threshold()
+    if kind == "human_human":
+        candidate_ids = list(
+            AnnotationItem.objects.filter(dataset=dataset)
+            .filter(Exists(Label.objects.filter(item=OuterRef("pk"), valid=True)))
+            .filter(Exists(Label.objects.filter(item=OuterRef("pk"), valid=False)))
+            .order_by("id")
+            .values_list("candidate_id", flat=True)
+        )
+    else:
+        if version_id is None:
+            return []
+        golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
+        candidate_ids = list(
+            _model_disagrees(golds, version_id, threshold).order_by("candidate_id").values_list("candidate_id", flat=True)
+        )
+    return _disagreement_rows(candidate_ids, version_id=version_id, threshold=threshold)
+
+
+def _disagreement_rows(candidate_ids: list[int], *, version_id: int | None, threshold: float) -> list[dict[str, Any]]:
+    from paraphrases.models import Candidate
+
+    candidates = Candidate.objects.filter(pk__in=candidate_ids).select_related("problem")
+    by_id = {c.pk: c for c in candidates}
+    items = dict(AnnotationItem.objects.filter(candidate_id__in=candidate_ids).values_list("candidate_id", "pk"))
+    labels: dict[int, list[dict]] = defaultdict(list)
+    for candidate_id, username, is_valid in (
+        Label.objects.filter(item__candidate_id__in=candidate_ids)
+        .order_by("annotator__username")
+        .values_list("item__candidate_id", "annotator__username", "valid")
+    ):
+        labels[candidate_id].append({"annotator": username, "valid": is_valid})
+    golds = {
+        g.candidate_id: {"valid": g.valid, "source": g.source, "decided_by": g.decided_by.username if g.decided_by else None,
+                         "note": g.note}
+        for g in GoldLabel.objects.filter(candidate_id__in=candidate_ids).select_related("decided_by")
+    }
+    scores = _model_scores(candidate_ids, version_id)
+    rows = []
+    for candidate_id in candidate_ids:
+        candidate = by_id.get(candidate_id)
+        if candidate is None:
+            continue
+        score = scores.get(candidate_id)
+        rows.append({
+            "item": items.get(candidate_id),
+            "candidate": candidate_id,
+            "problem": candidate.problem.text,
+            "paraphrase": candidate.text,
+            "labels": labels.get(candidate_id, []),
+            "gold": golds.get(candidate_id),
+            "model_score": score,
+            "model_valid": None if score is None else score >= threshold,
+        })
+    return rows
+
+
+def human_model_disagreement_count(*, since: datetime | None = None) -> int:
+    """Gold labels (any dataset; set or changed since ``since`` when given) on which the active
+    ParaQD version, at its threshold, disagrees. 0 without an active version."""
+    version_id = active_paraqd_version_id()
+    if version_id is None:
+        return 0
+    golds = GoldLabel.objects.all()
+    if since is not None:
+        golds = golds.filter(updated_at__gte=since)
+    return _model_disagrees(golds, version_id, paraqd_threshold()).count()

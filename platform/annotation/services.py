@@ -1,0 +1,288 @@
+"""Writes of the annotation loop: handing out items, labels, undo, skip, gold labels.
+
+Concurrency. Every write that takes or fills a slot of an item first locks the item's row
+(``SELECT … FOR UPDATE``), then counts the item's slots in a fresh statement: two annotators can
+never both take the last slot, whatever the timing. ``annotation_next`` locks with
+``skip_locked`` so a busy item is passed over instead of waited for. (SQLite has no row locks
+and serialises writers instead.)
+
+Gold. An item's gold label is the annotators' answer once all k labels agree
+(``GoldLabel.source == agreement``, kept in sync on every label change and undo); a split item
+waits for a staff adjudication (``source == adjudication``), which no later label overrides.
+Imported gold labels are never touched.
+"""
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from corpus.models import Dataset
+
+from . import selectors
+from .models import AnnotationItem, Assignment, GoldLabel, Label, LabelHistory
+
+RATING_FIELDS = selectors.RATINGS
+# Items locked per `next` call: enough that concurrent annotators rarely run out of unlocked
+# candidates, few enough that they do not lock each other out of the head of the queue.
+_LOCK_BATCH = 5
+
+
+class AnnotationError(Exception):
+    """A request the annotation loop cannot honour (→ 400)."""
+
+
+class NotAssigned(AnnotationError):
+    """The item is not (or no longer) assigned to the caller (→ 403)."""
+
+
+def _lease_until(dataset: Dataset, now):
+    return now + timedelta(seconds=dataset.lease_seconds)
+
+
+def label_data(label: Label) -> dict[str, Any]:
+    """The values of a label as stored in its history and returned by the API."""
+    return {
+        "valid": label.valid,
+        **{name: getattr(label, name) for name in RATING_FIELDS},
+        "comment": label.comment,
+    }
+
+
+# --- handing out items ----------------------------------------------------------------------------
+
+
+def annotation_next(*, user, dataset: Dataset) -> AnnotationItem | None:
+    """The item ``user`` should label next on ``dataset``, leased to them; None when none is left.
+
+    A running lease of theirs is returned again (and renewed), so asking twice does not take two
+    slots. Otherwise the first open item in queue order (``selectors.queue_order``) whose slot is
+    still free once locked; nothing once the annotator has labelled their share.
+    """
+    now = timezone.now()
+    current = (
+        Assignment.objects.filter(
+            annotator=user, item__dataset=dataset, status=Assignment.Status.LEASED, leased_until__gt=now
+        )
+        .exclude(item__labels__annotator=user)
+        .select_related("item__candidate__problem", "item__dataset")
+        .order_by("leased_until", "id")
+        .first()
+    )
+    if current is not None:
+        Assignment.objects.filter(pk=current.pk).update(leased_until=_lease_until(dataset, now), updated_at=now)
+        return current.item
+    if selectors.annotator_share_reached(user=user, dataset=dataset):
+        return None
+    with transaction.atomic():
+        queue = selectors.queue_order(qs=selectors.open_items(user=user, dataset=dataset, now=now), user=user, dataset=dataset)
+        locked = list(queue.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True)[:_LOCK_BATCH])
+        if not locked:
+            return None
+        # Counted again now that the rows are ours: a slot taken by a transaction that committed
+        # while the queue query ran is seen here.
+        fresh = dict(
+            AnnotationItem.objects.filter(pk__in=locked)
+            .annotate(taken=selectors.taken_slots(now))
+            .values_list("pk", "taken")
+        )
+        required = dict(AnnotationItem.objects.filter(pk__in=locked).values_list("pk", "required_labels"))
+        for pk in locked:
+            if fresh.get(pk, 0) < required.get(pk, 0):
+                Assignment.objects.update_or_create(
+                    item_id=pk, annotator=user,
+                    defaults={"status": Assignment.Status.LEASED, "leased_until": _lease_until(dataset, now)},
+                )
+                return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=pk)
+    return None
+
+
+def _lock_item(item: AnnotationItem) -> AnnotationItem:
+    return AnnotationItem.objects.select_for_update().select_related("dataset").get(pk=item.pk)
+
+
+def _others_taken(item: AnnotationItem, user, now) -> int:
+    labels = Label.objects.filter(item=item).exclude(annotator=user).count()
+    leases = (
+        Assignment.objects.filter(item=item, status=Assignment.Status.LEASED, leased_until__gt=now)
+        .exclude(annotator=user)
+        .count()
+    )
+    return labels + leases
+
+
+def _check_assigned(*, item: AnnotationItem, user, label: Label | None, now) -> Assignment:
+    """The caller's assignment on a locked item, or NotAssigned.
+
+    A label of theirs may always be edited. A running lease may be labelled. A lease that ran
+    out (or a skip) still may, as long as no one else took the slot in the meantime.
+    """
+    assignment = Assignment.objects.filter(item=item, annotator=user).first()
+    if label is not None:
+        if assignment is None:
+            assignment = Assignment.objects.create(item=item, annotator=user, status=Assignment.Status.DONE)
+        return assignment
+    if assignment is None:
+        raise NotAssigned("this item is not assigned to you")
+    if assignment.status == Assignment.Status.LEASED and assignment.leased_until and assignment.leased_until > now:
+        return assignment
+    if _others_taken(item, user, now) >= item.required_labels:
+        raise NotAssigned("your lease on this item ran out and it went to another annotator")
+    return assignment
+
+
+def _validate(values: dict[str, Any]) -> None:
+    if not isinstance(values["valid"], bool):
+        raise AnnotationError("valid: must be true or false")
+    for name in RATING_FIELDS:
+        value = values[name]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 5):
+            raise AnnotationError(f"{name}: must be an integer from 0 to 5, or null")
+
+
+@transaction.atomic
+def label_submit(
+    *,
+    user,
+    item: AnnotationItem,
+    valid: bool,
+    solvability: int | None = None,
+    diversity: int | None = None,
+    fluency: int | None = None,
+    comment: str = "",
+    time_spent_ms: int | None = None,
+) -> tuple[Label, bool]:
+    """Record ``user``'s label on ``item`` → (label, created).
+
+    One label per annotator and item: sending it again updates it in place (``created`` False),
+    so a repeated request never counts twice. Each real change adds a LabelHistory row; sending
+    identical values changes nothing. NotAssigned when the item is not the caller's;
+    AnnotationError for values out of range.
+    """
+    values = {"valid": valid, "solvability": solvability, "diversity": diversity, "fluency": fluency,
+              "comment": comment or ""}
+    _validate(values)
+    now = timezone.now()
+    item = _lock_item(item)
+    label = Label.objects.filter(item=item, annotator=user).first()
+    assignment = _check_assigned(item=item, user=user, label=label, now=now)
+    created = label is None
+    if created:
+        label = Label.objects.create(item=item, annotator=user, time_spent_ms=time_spent_ms, **values)
+        action = LabelHistory.Action.CREATED
+    elif label_data(label) != values:
+        for name, value in values.items():
+            setattr(label, name, value)
+        if time_spent_ms is not None:
+            label.time_spent_ms = time_spent_ms
+        label.save()
+        action = LabelHistory.Action.UPDATED
+    else:
+        action = None
+    if action is not None:
+        LabelHistory.objects.create(item=item, annotator=user, label=label, action=action, data=label_data(label))
+    if assignment.status != Assignment.Status.DONE or assignment.leased_until is not None:
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DONE, leased_until=None, updated_at=now)
+    if action is not None:
+        gold_sync(item=item)
+    return label, created
+
+
+@transaction.atomic
+def label_undo(*, user, dataset: Dataset) -> AnnotationItem | None:
+    """Remove ``user``'s most recently changed label on ``dataset``; the item is leased to them
+    again (it comes next). Returns the item, or None when they have no label there."""
+    label = (
+        Label.objects.filter(annotator=user, item__dataset=dataset).order_by("-updated_at", "-id").first()
+    )
+    if label is None:
+        return None
+    item = _lock_item(label.item)
+    now = timezone.now()
+    LabelHistory.objects.create(item=item, annotator=user, label=None, action=LabelHistory.Action.UNDONE,
+                                data=label_data(label))
+    label.delete()
+    Assignment.objects.update_or_create(
+        item=item, annotator=user,
+        defaults={"status": Assignment.Status.LEASED, "leased_until": _lease_until(item.dataset, now)},
+    )
+    gold_sync(item=item)
+    return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=item.pk)
+
+
+@transaction.atomic
+def item_skip(*, user, item: AnnotationItem) -> Assignment:
+    """``user`` passes on ``item``: its slot goes back to the pool and it is not offered to them
+    again. NotAssigned without an assignment; AnnotationError when they already labelled it."""
+    item = _lock_item(item)
+    assignment = Assignment.objects.filter(item=item, annotator=user).first()
+    if assignment is None:
+        raise NotAssigned("this item is not assigned to you")
+    if Label.objects.filter(item=item, annotator=user).exists():
+        raise AnnotationError("you already labelled this item; undo the label before skipping it")
+    assignment.status = Assignment.Status.SKIPPED
+    assignment.leased_until = None
+    assignment.save(update_fields=["status", "leased_until", "updated_at"])
+    return assignment
+
+
+# --- gold -----------------------------------------------------------------------------------------
+
+
+def gold_sync(*, item: AnnotationItem) -> GoldLabel | None:
+    """Bring the agreement gold of ``item`` in line with its labels (call with the item locked).
+
+    All k labels present and equal → GoldLabel(source=agreement) with that answer; otherwise
+    no agreement gold. Adjudicated and imported gold labels are left as they are.
+    """
+    gold = GoldLabel.objects.filter(candidate_id=item.candidate_id).first()
+    if gold is not None and gold.source != GoldLabel.Source.AGREEMENT:
+        return gold
+    answers = list(Label.objects.filter(item=item).values_list("valid", flat=True))
+    agreed = len(answers) >= item.required_labels and len(set(answers)) == 1
+    if not agreed:
+        if gold is not None:
+            gold.delete()
+        return None
+    if gold is None:
+        return GoldLabel.objects.create(candidate_id=item.candidate_id, valid=answers[0], source=GoldLabel.Source.AGREEMENT)
+    if gold.valid != answers[0]:
+        gold.valid = answers[0]
+        gold.save(update_fields=["valid", "updated_at"])
+    return gold
+
+
+@transaction.atomic
+def item_adjudicate(*, user, item: AnnotationItem, valid: bool, note: str = "") -> GoldLabel:
+    """Staff decide ``item``'s gold label (source adjudication, ``decided_by`` = ``user``); it
+    replaces an agreement or earlier adjudication, and no later label changes it."""
+    if not isinstance(valid, bool):
+        raise AnnotationError("valid: must be true or false")
+    item = _lock_item(item)
+    gold, _ = GoldLabel.objects.update_or_create(
+        candidate_id=item.candidate_id,
+        defaults={"valid": valid, "source": GoldLabel.Source.ADJUDICATION, "decided_by": user, "note": note or ""},
+    )
+    return gold
+
+
+# --- settings -------------------------------------------------------------------------------------
+
+
+def dataset_labels_per_item_apply(*, dataset: Dataset) -> int:
+    """Give every item of ``dataset`` the dataset's k (after staff change ``labels_per_item``) and
+    re-sync agreement gold where k changed. Returns the number of items changed."""
+    changed = list(
+        AnnotationItem.objects.filter(dataset=dataset).filter(~Q(required_labels=dataset.labels_per_item))
+    )
+    if not changed:
+        return 0
+    with transaction.atomic():
+        AnnotationItem.objects.filter(pk__in=[i.pk for i in changed]).update(required_labels=dataset.labels_per_item)
+        for item in changed:
+            item.required_labels = dataset.labels_per_item
+            gold_sync(item=item)
+    return len(changed)
