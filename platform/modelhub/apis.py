@@ -1,13 +1,17 @@
-"""Model versions over REST: ``GET models/?kind=paraqd|stead|pap`` (staff)."""
+"""Model versions over REST: ``GET models/?kind=paraqd|stead|pap`` and ``POST models/{kind}/retrain/`` (staff)."""
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
-from rest_framework import generics, serializers
+from rest_framework import generics, serializers, status
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from paralab.permissions import IsStaff
 
 from .models import ModelVersion
 from .selectors import modelversion_active, modelversion_list
+from .services import RetrainBusy, RetrainError, model_retrain_start
 
 
 class ModelVersionSerializer(serializers.ModelSerializer):
@@ -68,3 +72,33 @@ class ModelVersionListApi(generics.ListAPIView):
             active[name] = version.pk if version else None
         response.data["active"] = active
         return response
+
+
+class ModelRetrainApi(APIView):
+    """``POST models/{kind}/retrain/`` (staff): start retraining now, whatever beat's threshold.
+
+    202 ``{"job": id}``; 409 ``{"detail"}`` when the kind has no model to retrain yet (``pap``:
+    "no generator yet"), when annotators have produced no gold label, or when a retrain of that
+    kind is already queued or running (then ``{"detail", "job"}``); 404 for an unknown kind.
+    """
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        request=None,
+        responses={
+            202: inline_serializer("RetrainStarted", {"job": serializers.IntegerField()}),
+            409: inline_serializer("RetrainRefused", {"detail": serializers.CharField(),
+                                                      "job": serializers.IntegerField(required=False)}),
+        },
+    )
+    def post(self, request, kind: str):
+        if kind not in ModelVersion.Kind.values:
+            raise NotFound(f"no model kind {kind!r}; expected one of {', '.join(ModelVersion.Kind.values)}")
+        try:
+            job = model_retrain_start(kind=kind, user=request.user, force=True)
+        except RetrainBusy as exc:
+            return Response({"detail": str(exc), "job": exc.job.pk}, status=status.HTTP_409_CONFLICT)
+        except RetrainError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)

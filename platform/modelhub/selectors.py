@@ -1,9 +1,19 @@
 """Reads of model versions (staff only over the API; the services and tasks read them freely)."""
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from annotation.models import GoldLabel
 
 from .models import ModelVersion
+
+if TYPE_CHECKING:
+    from jobs.models import Job
 
 
 def modelversion_active(*, kind: str) -> ModelVersion | None:
@@ -25,3 +35,87 @@ def modelversion_get(*, version_id: int, kind: str | None = None) -> ModelVersio
     if kind:
         qs = qs.filter(kind=kind)
     return qs.first()
+
+
+# --- retraining ----------------------------------------------------------------------------------
+# Model kinds that can be retrained from human labels today; the others answer "no generator yet".
+RETRAINABLE_KINDS = (ModelVersion.Kind.PARAQD,)
+# The threshold a ParaQD score is read at when it is compared with a human label.
+PARAQD_THRESHOLD = 0.5
+
+
+def modelversion_latest(*, kind: str) -> ModelVersion | None:
+    """The newest version of ``kind`` whatever its status (a retrain's "last version")."""
+    return ModelVersion.objects.filter(kind=kind).order_by("-created_at", "-id").first()
+
+
+def human_gold_labels(*, since: datetime | None = None) -> QuerySet[GoldLabel]:
+    """Gold labels that came from the platform's annotators (agreement or staff adjudication),
+    created after ``since`` when given. Imported gold labels are evaluation data, not new evidence."""
+    qs = GoldLabel.objects.filter(source__in=(GoldLabel.Source.AGREEMENT, GoldLabel.Source.ADJUDICATION))
+    if since is not None:
+        qs = qs.filter(created_at__gt=since)
+    return qs
+
+
+def _disagreement_count_here(*, since: datetime | None = None) -> int:
+    """Human gold labels that the active ParaQD version scores on the other side of the threshold."""
+    active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
+    if active is None:
+        return 0
+    from paraphrases.models import Score
+
+    scores = Score.objects.filter(candidate_id=OuterRef("candidate_id"), model_version=active)
+    return human_gold_labels(since=since).filter(
+        (Q(valid=True) & Exists(scores.filter(paraqd__lte=PARAQD_THRESHOLD)))
+        | (Q(valid=False) & Exists(scores.filter(paraqd__gt=PARAQD_THRESHOLD)))
+    ).count()
+
+
+def human_model_disagreement_count(*, since: datetime | None = None) -> int:
+    """Human–model disagreements (gold vs the active ParaQD at its threshold) since ``since``:
+    the annotation app's count when it provides one, else the same rule computed here."""
+    try:
+        from annotation.selectors import human_model_disagreement_count as annotation_count
+    except ImportError:
+        return _disagreement_count_here(since=since)
+    return annotation_count(since=since)
+
+
+def retrain_job_in_progress(*, kind: str) -> Job | None:
+    """The queued or running retrain job of ``kind``, if any (at most one runs at a time).
+
+    A queued job older than the broker's visibility timeout lost its message and never ran: it
+    does not block a new retrain (a running one that stopped reporting is failed by the reaper).
+    """
+    from jobs.models import Job
+
+    lost_before = timezone.now() - timedelta(seconds=settings.PARALAB_TASK_HARD_LIMIT_S + 3600)
+    return (
+        Job.objects.filter(kind=Job.Kind.RETRAIN, params__model=kind)
+        .filter(Q(status=Job.Status.RUNNING) | Q(status=Job.Status.QUEUED, created_at__gte=lost_before))
+        .order_by("created_at", "id")
+        .first()
+    )
+
+
+def retrain_trigger(*, kind: str) -> dict[str, Any]:
+    """Whether enough new human evidence arrived since the last version of ``kind`` to retrain:
+    ``{"kind", "last_version", "since", "new_gold_labels", "human_model_disagreements", "new",
+    "threshold", "due"}``. ``new`` = gold labels from annotators created after the last version
+    (any status) plus human–model disagreements among them; due when ``new >= threshold``."""
+    last = modelversion_latest(kind=kind)
+    since = last.created_at if last is not None else None
+    gold = human_gold_labels(since=since).count()
+    disagreements = human_model_disagreement_count(since=since) if kind == ModelVersion.Kind.PARAQD else 0
+    threshold = int(settings.PARALAB_RETRAIN_MIN_NEW)
+    return {
+        "kind": kind,
+        "last_version": last.pk if last is not None else None,
+        "since": since.isoformat() if since is not None else None,
+        "new_gold_labels": gold,
+        "human_model_disagreements": disagreements,
+        "new": gold + disagreements,
+        "threshold": threshold,
+        "due": gold + disagreements >= threshold,
+    }

@@ -4,10 +4,15 @@ A version starts as a ``candidate``. Activating one makes it the single ``active
 kind and retires the previous one, in one transaction: the database constraint
 ``modelversion_one_active_per_kind`` would refuse a second active row anyway, so the old one is
 retired first and the rows of that kind are locked while it happens.
+
+Retraining: :func:`model_retrain_start` queues a retrain job (``modelhub.retraining`` is its body:
+held-out gold split, candidate, promotion gate, re-scoring); :func:`model_retrain_check` is what
+Celery beat runs every ``PARALAB_RETRAIN_INTERVAL_S`` seconds.
 """
 from __future__ import annotations
 
 import copy
+import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -94,3 +99,109 @@ def modelversion_set_metrics(
         ModelVersion.objects.filter(pk=version.pk).update(metrics=merged)
     version.metrics = merged
     return version
+
+
+# --- retraining ----------------------------------------------------------------------------------
+
+
+class RetrainError(ValueError):
+    """A retrain that cannot start or run; the message says why (shown to staff as is)."""
+
+
+class RetrainUnavailable(RetrainError):
+    """The kind has no model to retrain yet (the generator kinds, STEAD and PAP)."""
+
+
+class RetrainBusy(RetrainError):
+    """A retrain of the same kind is already queued or running (``job``)."""
+
+    def __init__(self, message: str, *, job: Job) -> None:
+        super().__init__(message)
+        self.job = job
+
+
+class RetrainNotDue(RetrainError):
+    """Not enough new human evidence since the last version (``trigger``: the counts)."""
+
+    def __init__(self, message: str, *, trigger: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.trigger = trigger
+
+
+def _retrain_lock(kind: str) -> None:
+    """Serialise retrain starts of one kind until the transaction ends (PostgreSQL advisory lock;
+    SQLite admits one writer at a time anyway)."""
+    connection = transaction.get_connection()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(f"paralab-retrain-{kind}".encode())])
+
+
+def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, force: bool = False,
+                        enqueue: bool = True) -> Job:
+    """Queue a retrain of ``kind`` (gpu queue; ``modelhub.retraining`` describes what it does).
+
+    Raises ValueError for an unknown kind; RetrainUnavailable for ``pap``/``stead`` ("no generator
+    yet"); RetrainBusy when one is already queued or running (never two at once); RetrainNotDue,
+    unless ``force``, when fewer than ``PARALAB_RETRAIN_MIN_NEW`` new gold labels plus human–model
+    disagreements arrived since the last version; RetrainError when annotators have produced no
+    gold label at all. ``enqueue=False`` only creates the job (the command runs it itself).
+    """
+    from django.conf import settings
+
+    from jobs.models import Job
+    from jobs.services import job_create, job_enqueue
+    from paraphrases.paraqd import IMPORTED_PAIR_PREFIX
+
+    from .selectors import RETRAINABLE_KINDS, human_gold_labels, retrain_job_in_progress, retrain_trigger
+
+    if kind not in ModelVersion.Kind.values:
+        raise ValueError(f"unknown model kind {kind!r}; expected one of {', '.join(ModelVersion.Kind.values)}")
+    if kind not in RETRAINABLE_KINDS:
+        raise RetrainUnavailable("no generator yet")
+    with transaction.atomic():
+        _retrain_lock(kind)
+        running = retrain_job_in_progress(kind=kind)
+        if running is not None:
+            raise RetrainBusy(f"a {kind} retrain is already {running.status} (job {running.pk})", job=running)
+        trigger = retrain_trigger(kind=kind)
+        if not force and not trigger["due"]:
+            raise RetrainNotDue(
+                f"not due: {trigger['new']} new gold labels and human-model disagreements since "
+                f"{'version ' + str(trigger['last_version']) if trigger['last_version'] else 'the start'}, "
+                f"{trigger['threshold']} needed",
+                trigger=trigger,
+            )
+        if not human_gold_labels().exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX).exists():
+            raise RetrainError(
+                "nothing to retrain on: annotators have not agreed on (or staff adjudicated) any label yet"
+            )
+        job = job_create(
+            kind=Job.Kind.RETRAIN,
+            params={
+                "model": kind, "force": force, "trigger": trigger, "preset": settings.PARALAB_RETRAIN_PRESET,
+                "max_problems": settings.PARALAB_RETRAIN_MAX_PROBLEMS,
+                "tolerance": settings.PARALAB_RETRAIN_TOLERANCE,
+            },
+            created_by=user,
+            queue="gpu",
+        )
+        if enqueue:
+            from workers.retraining import retrain_job
+
+            job_enqueue(job=job, task=retrain_job)
+    return job
+
+
+def model_retrain_check(*, kind: str) -> dict[str, Any]:
+    """What beat runs: start a retrain of ``kind`` when it is due and none is in progress.
+    Returns ``{"started": bool, "job": id | None, "reason": str, "trigger": {...} | None}``."""
+    try:
+        job = model_retrain_start(kind=kind)
+    except RetrainBusy as exc:
+        return {"started": False, "job": exc.job.pk, "reason": str(exc), "trigger": None}
+    except RetrainNotDue as exc:
+        return {"started": False, "job": None, "reason": str(exc), "trigger": exc.trigger}
+    except RetrainError as exc:
+        return {"started": False, "job": None, "reason": str(exc), "trigger": None}
+    return {"started": True, "job": job.pk, "reason": "due", "trigger": job.params["trigger"]}

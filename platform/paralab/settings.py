@@ -270,6 +270,38 @@ PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "kn-ngram")
 PARALAB_BACKTRANSLATION_MODELS = env_list("PARALAB_BACKTRANSLATION_MODELS", [])
 PARALAB_PARAPHRASER_MODEL = env_str("PARALAB_PARAPHRASER_MODEL", "")
 
+# --- retraining (modelhub.retraining) ----------------------------------------------------------
+# Training preset of a retrain ("tiny" finishes in minutes on a CPU; "paper" is the paper's recipe).
+PARALAB_RETRAIN_PRESET = env_str("PARALAB_RETRAIN_PRESET", "tiny")
+if PARALAB_RETRAIN_PRESET not in {"tiny", "paper"}:
+    raise ImproperlyConfigured(f"PARALAB_RETRAIN_PRESET must be tiny or paper, got {PARALAB_RETRAIN_PRESET!r}")
+# Beat checks this often whether enough new human evidence arrived to retrain (0: never).
+PARALAB_RETRAIN_INTERVAL_S = env_int("PARALAB_RETRAIN_INTERVAL_S", 3600)
+# ...and retrains when new annotator gold labels + human-model disagreements since the last version reach this.
+PARALAB_RETRAIN_MIN_NEW = env_int("PARALAB_RETRAIN_MIN_NEW", 20)
+# Share of the annotators' gold labels held out (by candidate id hash) to evaluate the promotion gate on.
+PARALAB_RETRAIN_HOLDOUT_PERCENT = env_int("PARALAB_RETRAIN_HOLDOUT_PERCENT", 20)
+# The candidate is promoted when each gate metric is >= the active model's minus this tolerance.
+PARALAB_RETRAIN_TOLERANCE = env_str("PARALAB_RETRAIN_TOLERANCE", "0.0")
+# At most this many problems per retrain (those with gold labels first; 0: all).
+PARALAB_RETRAIN_MAX_PROBLEMS = env_int("PARALAB_RETRAIN_MAX_PROBLEMS", 0) or None
+try:
+    PARALAB_RETRAIN_TOLERANCE = float(PARALAB_RETRAIN_TOLERANCE)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"PARALAB_RETRAIN_TOLERANCE must be a number, got {PARALAB_RETRAIN_TOLERANCE!r}") from exc
+if not 0.0 <= PARALAB_RETRAIN_TOLERANCE <= 1.0:
+    raise ImproperlyConfigured(f"PARALAB_RETRAIN_TOLERANCE must be in [0, 1], got {PARALAB_RETRAIN_TOLERANCE}")
+if not 1 <= PARALAB_RETRAIN_HOLDOUT_PERCENT <= 50:
+    raise ImproperlyConfigured(f"PARALAB_RETRAIN_HOLDOUT_PERCENT must be 1-50, got {PARALAB_RETRAIN_HOLDOUT_PERCENT}")
+if PARALAB_RETRAIN_MIN_NEW < 1 or PARALAB_RETRAIN_INTERVAL_S < 0:
+    raise ImproperlyConfigured("PARALAB_RETRAIN_MIN_NEW must be >= 1 and PARALAB_RETRAIN_INTERVAL_S >= 0")
+if PARALAB_RETRAIN_INTERVAL_S:
+    CELERY_BEAT_SCHEDULE["retrain-paraqd-check"] = {
+        "task": "paralab.retrain.check",
+        "schedule": timedelta(seconds=PARALAB_RETRAIN_INTERVAL_S),
+        "kwargs": {"kind": "paraqd"},
+    }
+
 # --- logging -----------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,

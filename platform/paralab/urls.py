@@ -3,9 +3,11 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from annotation import views as annotation_views
 from corpus import views as corpus_views
 from jobs import views as jobs_views
 from modelhub import views as modelhub_views
+from paralab import dashboard as dashboard_views
 from paralab import views as site_views
 
 urlpatterns = [
@@ -16,6 +18,11 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/", corpus_views.dataset_detail_page, name="dataset-detail"),
     path("problems/<int:problem_id>/", corpus_views.problem_detail_page, name="problem-detail"),
     path("jobs/", jobs_views.job_list_page, name="job-list"),
+    path("annotate/", annotation_views.annotate_index_page, name="annotate"),
+    path("annotate/<int:dataset_id>/", annotation_views.annotate_dataset_page, name="annotate-dataset"),
+    path("annotate/<int:dataset_id>/labels/", annotation_views.annotate_labels_page, name="annotate-labels"),
+    path("adjudicate/<int:dataset_id>/", annotation_views.adjudicate_page, name="adjudicate"),
+    path("dashboard/", dashboard_views.dashboard_page, name="dashboard"),
     path("models/", modelhub_views.model_list_page, name="model-list"),
     path("models/<str:kind>/retrain/", modelhub_views.model_retrain_page, name="model-retrain"),
     path("healthz/", site_views.healthz, name="healthz"),

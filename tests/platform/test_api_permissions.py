@@ -24,7 +24,7 @@ from paralab import api_urls
 
 from annotation import services as annotation_services
 
-from .corpus.factories import PASSWORD, make_candidate, make_dataset, make_item, make_problems, make_user
+from .corpus.factories import PASSWORD, make_candidate, make_dataset, make_gold, make_item, make_problems, make_user
 
 ANON, MEMBER, OUTSIDER, STAFF = "anonymous", "member", "non-member", "staff"
 # DRF answers an unauthenticated request 401 when the first authentication class names a
@@ -89,6 +89,10 @@ TABLE = [
      {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-model-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-model-list", None, "?kind=paraqd", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("post", "api-model-retrain", "paraqd", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
+    # The generator kinds have nothing to retrain yet: 409 "no generator yet" (staff only learn that).
+    ("post", "api-model-retrain", "pap", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
+    ("post", "api-model-retrain", "bert", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 404}),
     # The schema and its browsable docs are public (drf-spectacular's SERVE_PERMISSIONS default).
     ("get", "api-schema", None, "", None, None, _everyone(200)),
     ("get", "api-docs", None, "", None, None, _everyone(200)),
@@ -114,6 +118,9 @@ class ApiPermissionTableTests(TestCase):
         make_dataset("outsiders-own", annotators=[cls.users[OUTSIDER]])
         # A job the member started: annotators still see no job, not even their own.
         cls.job = Job.objects.create(kind=Job.Kind.EXPORT, dataset=cls.dataset, created_by=cls.users[MEMBER])
+        # A gold label annotators agreed on: something to retrain ParaQD on.
+        make_gold(make_candidate(problems[2], "Ann owns 2 cats and 3 dogs; how many pets?"), valid=True,
+                  source="agreement")
 
     def setUp(self):
         media = Path(tempfile.mkdtemp(prefix="paralab-media-"))
@@ -137,7 +144,7 @@ class ApiPermissionTableTests(TestCase):
 
     def _run_table(self, auth: str) -> None:
         ids = {"dataset": {"dataset_id": self.dataset.pk}, "job": {"job_id": self.job.pk},
-               "item": {"item_id": self.item.pk}}
+               "item": {"item_id": self.item.pk}, **{kind: {"kind": kind} for kind in ("paraqd", "pap", "bert")}}
         for method, name, key, query, body, fmt, expected in TABLE:
             url = reverse(name, kwargs=ids[key] if key else None) + query.format(dataset=self.dataset.pk)
             for role, status in expected.items():

@@ -1,0 +1,298 @@
+"""Retraining from the annotators' labels: the held-out gold split, a candidate version, the
+promotion gate and the re-scoring that follows a promotion.
+
+One retrain of ParaQD (the job body :func:`model_retrain_run`, queued by
+``modelhub.services.model_retrain_start``):
+
+1. The annotators' gold labels (agreement or adjudication; imported gold labels are evaluation
+   data of their own) are split deterministically by a hash of the candidate id: about
+   ``PARALAB_RETRAIN_HOLDOUT_PERCENT`` % are held out, at least one. Gold labels of synthesized
+   test pairs are never trained on, so they are always held out too.
+2. A candidate version is trained (``paraphrases.paraqd.paraqd_train``, preset
+   ``PARALAB_RETRAIN_PRESET``) on the problems of the datasets those labels belong to, with the
+   training gold labels as extra positives/negatives (the ones the active model gets wrong are
+   weighted up as hard examples) and without the held-out ones.
+3. The candidate and the reference (the active version, or the pretrained base encoder when none
+   is active) are scored on the held-out split; :func:`promotion_gate` decides. The decision,
+   the rule and both sides' numbers go to ``ModelVersion.metrics["gate"]``.
+4. Promoted: the candidate becomes the active version and the candidates without a gold label
+   are re-scored with it (scoring jobs). Not promoted: it stays a candidate with its report.
+
+Any failure fails the job and leaves the active version as it was: the candidate is activated
+only as the very last step.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.utils import timezone
+
+from .models import ModelVersion
+from .selectors import PARAQD_THRESHOLD, RETRAINABLE_KINDS, human_gold_labels, modelversion_active
+from .services import RetrainError, modelversion_activate, modelversion_set_metrics
+
+if TYPE_CHECKING:
+    from jobs.models import Job
+    from paraphrases.paraqd import ScoringModel
+
+logger = logging.getLogger("paralab.retrain")
+
+Progress = Callable[..., None]
+
+HOLDOUT_SALT = "paralab-heldout-v1"
+# Ids per re-scoring job: keeps a job's params small on a large corpus.
+RESCORE_CHUNK = 20000
+# (name in the gate report, path in the nested metrics, label for people)
+GATE_METRICS = (
+    ("weighted_f1_hm", ("weighted", "f1_hm"), "weighted F1 (harmonic mean of weighted P and R)"),
+    ("separation", ("separation",), "separation (mean score of valid minus invalid pairs)"),
+)
+
+
+def heldout_bucket(candidate_id: int) -> int:
+    """The candidate's bucket in 0..99, fixed by its id: the same pairs are held out on every retrain.
+
+    >>> heldout_bucket(1) == heldout_bucket(1)
+    True
+    """
+    digest = hashlib.sha256(f"{HOLDOUT_SALT}:{int(candidate_id)}".encode()).hexdigest()
+    return int(digest[:8], 16) % 100
+
+
+@dataclass(frozen=True)
+class GoldPair:
+    candidate_id: int
+    question: str
+    paraphrase: str
+    valid: bool
+    synthesized_test: bool
+
+
+@dataclass
+class GoldSplit:
+    heldout: list[GoldPair] = field(default_factory=list)
+    train_ids: list[int] = field(default_factory=list)  # candidate ids whose gold labels may be trained on
+    dataset_names: list[str] = field(default_factory=list)
+
+    @property
+    def heldout_ids(self) -> list[int]:
+        return [p.candidate_id for p in self.heldout]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "rule": f"candidate id hash bucket < {settings.PARALAB_RETRAIN_HOLDOUT_PERCENT} of 100 (at least one), "
+                    "plus every labelled synthesized test pair",
+            "percent": settings.PARALAB_RETRAIN_HOLDOUT_PERCENT,
+            "n": len(self.heldout),
+            "valid": sum(p.valid for p in self.heldout),
+            "invalid": sum(not p.valid for p in self.heldout),
+            "synthesized_test": sum(p.synthesized_test for p in self.heldout),
+            "train_gold": len(self.train_ids),
+            "datasets": self.dataset_names,
+        }
+
+
+def retrain_gold_split() -> GoldSplit:
+    """The annotators' gold labels split into held-out pairs and trainable candidate ids."""
+    from paraphrases.paraqd import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
+
+    rows = list(
+        human_gold_labels()
+        .exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX)
+        .order_by("candidate_id")
+        .values_list(
+            "candidate_id", "candidate__problem__text", "candidate__text", "valid", "candidate__generator",
+            "candidate__problem__dataset__name",
+        )
+    )
+    split = GoldSplit(dataset_names=sorted({r[5] for r in rows}))
+    percent = settings.PARALAB_RETRAIN_HOLDOUT_PERCENT
+    trainable: list[GoldPair] = []
+    for cid, question, paraphrase, valid, generator, _ in rows:
+        pair = GoldPair(cid, question, paraphrase, bool(valid), generator.startswith(TEST_GENERATOR_PREFIX))
+        if pair.synthesized_test or heldout_bucket(cid) < percent:
+            split.heldout.append(pair)
+        else:
+            trainable.append(pair)
+    if not split.heldout and trainable:
+        # Too few labels for the hash to pick one: hold out the one with the lowest bucket.
+        first = min(trainable, key=lambda p: (heldout_bucket(p.candidate_id), p.candidate_id))
+        trainable.remove(first)
+        split.heldout.append(first)
+    split.train_ids = [p.candidate_id for p in trainable]
+    return split
+
+
+def _finite_or_none(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite_or_none(v) for k, v in value.items()}
+    return value
+
+
+def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold: float = PARAQD_THRESHOLD) -> dict:
+    """CONTRACT.md's evaluation metrics of ``model`` on ``pairs`` (a class missing from the pairs
+    makes its mean and the separation None)."""
+    from ml.metrics import nest_paraqd_metrics, paraqd_eval
+    from ml.paraqd.model import get_scorer
+
+    scorer = get_scorer(model.path, settings.PARALAB_DEVICE)
+    scores = scorer.score([p.question for p in pairs], [p.paraphrase for p in pairs])
+    return _finite_or_none(nest_paraqd_metrics(paraqd_eval(scores, [int(p.valid) for p in pairs], threshold)))
+
+
+def _get(metrics: Mapping[str, Any], path: tuple[str, ...]) -> float | None:
+    node: Any = metrics
+    for key in path:
+        if not isinstance(node, Mapping):
+            return None
+        node = node.get(key)
+    return float(node) if isinstance(node, (int, float)) and math.isfinite(node) else None
+
+
+def gate_rule(tolerance: float) -> str:
+    names = " and ".join(label for _, _, label in GATE_METRICS)
+    return (
+        f"promote when, on the held-out gold split, the candidate's {names} are each >= the active "
+        f"model's minus {tolerance:g}; a metric undefined on the split (one class only) is not compared"
+    )
+
+
+def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], tolerance: float) -> dict[str, Any]:
+    """Whether ``candidate`` may replace ``active`` (nested metrics of both on the same pairs).
+
+    >>> promotion_gate(candidate={"weighted": {"f1_hm": 0.8}, "separation": 0.3},
+    ...                active={"weighted": {"f1_hm": 0.7}, "separation": 0.4}, tolerance=0.0)["promoted"]
+    False
+    """
+    checks = []
+    for name, path, label in GATE_METRICS:
+        cand, ref = _get(candidate, path), _get(active, path)
+        passed = None if cand is None or ref is None else cand >= ref - tolerance - 1e-12
+        checks.append({"metric": name, "label": label, "candidate": cand, "active": ref, "passed": passed})
+    compared = [c for c in checks if c["passed"] is not None]
+    failed = [c for c in compared if not c["passed"]]
+
+    def says(c: dict, op: str) -> str:
+        return f"{c['metric']} {c['candidate']:.4f} {op} {c['active']:.4f} - {tolerance:g}"
+
+    if not compared:
+        promoted, reason = False, "no gate metric is defined on the held-out split"
+    elif failed:
+        promoted, reason = False, "regression: " + "; ".join(says(c, "<") for c in failed)
+    else:
+        promoted, reason = True, "no regression: " + "; ".join(says(c, ">=") for c in compared)
+    return {"rule": gate_rule(tolerance), "tolerance": tolerance, "checks": checks, "promoted": promoted,
+            "reason": reason}
+
+
+def retrain_rescore_pending(*, version: ModelVersion, user=None) -> list[int]:
+    """Queue scoring jobs for every candidate without a gold label with ``version``; their ids."""
+    from paraphrases.models import Candidate
+    from paraphrases.paraqd import paraqd_score_start
+
+    ids = list(Candidate.objects.filter(gold__isnull=True).order_by("pk").values_list("pk", flat=True))
+    return [
+        paraqd_score_start(candidate_ids=ids[start:start + RESCORE_CHUNK], version=version, user=user).pk
+        for start in range(0, len(ids), RESCORE_CHUNK)
+    ]
+
+
+def _side(model: ScoringModel, metrics: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "version": model.version.pk if model.version is not None else None,
+        "model": model.label,
+        **{name: _get(metrics, path) for name, path, _ in GATE_METRICS},
+        "metrics": dict(metrics),
+    }
+
+
+def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
+    """The retrain job's body (see the module docstring); returns the job's result:
+    ``{"kind", "version", "status", "promoted", "gate", "heldout", "rescore_jobs", "training_data"}``."""
+    from paraphrases.paraqd import ParaQDError, paraqd_resolve_model, paraqd_train, pretrained_model
+
+    def report(fraction: float, note: str | None = None) -> None:
+        if progress:
+            progress(fraction, note)
+
+    kind = job.params.get("model")
+    if kind not in RETRAINABLE_KINDS:
+        raise RetrainError(f"{kind}: no generator yet")
+    split = retrain_gold_split()
+    if not split.heldout:
+        raise RetrainError("nothing to retrain on: annotators have not agreed on (or staff adjudicated) any label yet")
+    report(0.0, f"{len(split.train_ids)} gold labels to train on, {len(split.heldout)} held out, "
+                f"datasets {', '.join(split.dataset_names)}")
+
+    def training_progress(fraction: float, note: str | None = None) -> None:
+        report(0.8 * fraction, note)
+
+    version = paraqd_train(
+        dataset_names=split.dataset_names,
+        preset=job.params.get("preset") or settings.PARALAB_RETRAIN_PRESET,
+        max_problems=job.params.get("max_problems"),
+        user=job.created_by,
+        job=job,
+        progress=training_progress,
+        exclude_candidate_ids=split.heldout_ids,
+    )
+    heldout = split.summary()
+    tolerance = float(job.params.get("tolerance", settings.PARALAB_RETRAIN_TOLERANCE))
+    active = modelversion_active(kind=kind)
+    try:
+        if active is not None and active.pk == version.pk:  # a rerun after the promotion already happened
+            reference = None
+        else:
+            reference = paraqd_resolve_model(model=active) if active is not None else pretrained_model()
+        report(0.85, f"evaluating v{version.pk} on {heldout['n']} held-out gold pairs")
+        candidate_model = paraqd_resolve_model(model=version)
+        candidate_metrics = heldout_metrics(model=candidate_model, pairs=split.heldout)
+        if reference is None:
+            gate = dict(version.metrics.get("gate") or {})
+        else:
+            report(0.9, f"evaluating {reference.label} on the same pairs")
+            reference_metrics = heldout_metrics(model=reference, pairs=split.heldout)
+            gate = promotion_gate(candidate=candidate_metrics, active=reference_metrics, tolerance=tolerance)
+            gate = {
+                **gate,
+                "threshold": PARAQD_THRESHOLD,
+                "heldout": heldout,
+                "candidate": _side(candidate_model, candidate_metrics),
+                "active": _side(reference, reference_metrics),
+                "evaluated_at": timezone.now().isoformat(timespec="seconds"),
+                "job": job.pk,
+            }
+    except (ParaQDError, ValueError, OSError) as exc:
+        modelversion_set_metrics(version=version, metrics={"gate": {
+            "rule": gate_rule(tolerance), "promoted": False, "reason": f"evaluation failed: {exc}", "job": job.pk,
+        }})
+        raise RetrainError(f"version {version.pk} was trained but could not be evaluated: {exc}") from exc
+    modelversion_set_metrics(version=version, metrics={"gate": gate})
+
+    rescore_jobs: list[int] = []
+    if gate.get("promoted"):
+        version = modelversion_activate(version=version)
+        rescore_jobs = retrain_rescore_pending(version=version, user=job.created_by)
+        report(1.0, f"v{version.pk} promoted ({gate['reason']}); {len(rescore_jobs)} re-scoring job(s) queued")
+    else:
+        version.refresh_from_db()
+        report(1.0, f"v{version.pk} stays a candidate ({gate.get('reason')})")
+    logger.info("retrain job %s: %s v%s %s", job.pk, kind, version.pk, "promoted" if gate.get("promoted") else "kept")
+    return {
+        "kind": kind,
+        "version": version.pk,
+        "status": version.status,
+        "promoted": bool(gate.get("promoted")),
+        "gate": gate,
+        "heldout": heldout,
+        "rescore_jobs": rescore_jobs,
+        "training_data": {k: v for k, v in version.training_data.items() if k != "gold_label_ids"},
+    }

@@ -1,0 +1,181 @@
+"""The staff dashboard (/dashboard/): per-dataset progress, agreement, disagreements, the active
+ParaQD model's metrics, promotion gate and score distributions, and a retrain button.
+
+Reads come from the annotation selectors (progress, agreement, disagreements) and the modelhub
+selectors (versions); the score histogram is drawn here as inline SVG, no JavaScript library.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_safe
+
+from corpus.models import Dataset
+
+DISAGREEMENTS_SHOWN = 25
+
+# Plot geometry (SVG user units).
+_W, _H = 560, 220
+_LEFT, _RIGHT, _TOP, _BOTTOM = 44, 12, 14, 36
+
+
+def _finite(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def histogram_svg(histogram: Mapping[str, Any] | None, *, threshold: float | None = None,
+                  title: str = "ParaQD scores of valid and invalid pairs") -> SafeString:
+    """An inline SVG of two score histograms (valid and invalid gold pairs) on shared bins.
+
+    ``histogram`` = ``{"edges": [n + 1 floats], "valid": [n ints], "invalid": [n ints]}``. Each
+    class is drawn as its share of that class's pairs, so classes of different sizes compare;
+    the counts are in each bar's tooltip. Returns an empty string for a missing or malformed
+    histogram. Every value is a formatted number and the title is escaped: the SVG is safe markup.
+    """
+    if not isinstance(histogram, Mapping):
+        return mark_safe("")
+    edges = [_finite(e) for e in histogram.get("edges") or []]
+    valid = [int(_finite(v) or 0) for v in histogram.get("valid") or []]
+    invalid = [int(_finite(v) or 0) for v in histogram.get("invalid") or []]
+    bins = len(edges) - 1
+    if bins < 1 or None in edges or len(valid) != bins or len(invalid) != bins or edges[-1] <= edges[0]:
+        return mark_safe("")
+    lo, hi = edges[0], edges[-1]
+    n_valid, n_invalid = sum(valid), sum(invalid)
+    share_valid = [v / n_valid if n_valid else 0.0 for v in valid]
+    share_invalid = [v / n_invalid if n_invalid else 0.0 for v in invalid]
+    top = max(share_valid + share_invalid + [0.0]) or 1.0
+    plot_w, plot_h = _W - _LEFT - _RIGHT, _H - _TOP - _BOTTOM
+
+    def x(value: float) -> float:
+        return _LEFT + (value - lo) / (hi - lo) * plot_w
+
+    def y(share: float) -> float:
+        return _TOP + plot_h - share / top * plot_h
+
+    # Numbers are formatted here (floats and ints only); the one text, the title, is escaped.
+    parts: list[str] = [
+        f'<svg viewBox="0 0 {_W} {_H}" role="img" aria-labelledby="hist-title hist-desc" '
+        f'xmlns="http://www.w3.org/2000/svg"><title id="hist-title">{escape(title)}</title>'
+        f'<desc id="hist-desc">{n_valid} valid and {n_invalid} invalid gold pairs; bars show each '
+        "class&#x27;s share per score bin.</desc>"
+    ]
+    for i in range(bins):
+        x0, x1 = x(edges[i]), x(edges[i + 1])
+        width = max(x1 - x0 - 1, 0.5)
+        for cls, shares, counts, total in (("invalid", share_invalid, invalid, n_invalid),
+                                           ("valid", share_valid, valid, n_valid)):
+            if not counts[i]:
+                continue
+            top_y = y(shares[i])
+            parts.append(
+                f'<rect class="bar-{cls}" x="{x0 + 0.5:.1f}" y="{top_y:.1f}" width="{width:.1f}" '
+                f'height="{_TOP + plot_h - top_y:.1f}"><title>{cls}: {counts[i]} of {total} pairs with a score '
+                f"in [{edges[i]:.2f}, {edges[i + 1]:.2f})</title></rect>"
+            )
+    base = _TOP + plot_h
+    parts.append(f'<line class="axis" x1="{_LEFT}" y1="{base:.1f}" x2="{_W - _RIGHT}" y2="{base:.1f}"/>')
+    parts.append(f'<line class="axis" x1="{_LEFT}" y1="{_TOP}" x2="{_LEFT}" y2="{base:.1f}"/>')
+    for k in range(5):
+        tick = lo + (hi - lo) * k / 4
+        parts.append(f'<text x="{x(tick):.1f}" y="{base + 14:.1f}" text-anchor="middle">{round(tick, 2):g}</text>')
+    parts.append(f'<text x="{_LEFT + plot_w / 2:.1f}" y="{_H - 4}" text-anchor="middle">ParaQD score (cosine)</text>')
+    parts.append(f'<text x="{_LEFT - 4}" y="{_TOP + 4:.1f}" text-anchor="end">{top * 100:.0f}%</text>')
+    parts.append(f'<text x="{_LEFT - 4}" y="{base:.1f}" text-anchor="end">0</text>')
+    threshold = _finite(threshold)
+    if threshold is not None and lo <= threshold <= hi:
+        tx = x(threshold)
+        parts.append(
+            f'<line class="threshold" x1="{tx:.1f}" y1="{_TOP}" x2="{tx:.1f}" y2="{base:.1f}">'
+            f"<title>threshold {threshold:g}</title></line>"
+            f'<text x="{tx:.1f}" y="{_TOP - 3}" text-anchor="middle">threshold {threshold:g}</text>'
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - numbers formatted above, the title escaped
+
+
+def _url(name: str, default: str = "") -> str:
+    try:
+        return reverse(name)
+    except NoReverseMatch:
+        return default
+
+
+def _model_context(dataset: Dataset) -> dict[str, Any]:
+    from annotation.selectors import paraqd_threshold
+    from modelhub.models import ModelVersion
+    from modelhub.selectors import modelversion_active, modelversion_list
+
+    active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
+    latest = modelversion_list(kind=ModelVersion.Kind.PARAQD).first()
+    evaluation = None
+    if active is not None:
+        evaluation = ((active.metrics or {}).get("eval") or {}).get(dataset.name)
+    threshold = paraqd_threshold()
+    if isinstance(evaluation, Mapping) and _finite(evaluation.get("threshold")) is not None:
+        threshold = float(evaluation["threshold"])
+    # The gate that decided the newest retrain: the newest version's (a kept candidate's report,
+    # or the promoted one's), else the active version's.
+    gate_version = None
+    for version in (latest, active):
+        if version is not None and isinstance((version.metrics or {}).get("gate"), Mapping):
+            gate_version = version
+            break
+    return {
+        "active": active,
+        "latest": latest,
+        "evaluation": evaluation if isinstance(evaluation, Mapping) else None,
+        "threshold": threshold,
+        "histogram": histogram_svg(evaluation.get("histogram") if isinstance(evaluation, Mapping) else None,
+                                   threshold=threshold),
+        "gate_version": gate_version,
+        "gate": gate_version.metrics["gate"] if gate_version is not None else None,
+    }
+
+
+@require_safe
+@login_required
+def dashboard_page(request):
+    """Staff only (403 for annotators, like /jobs/). ``?dataset=ID`` picks the dataset."""
+    if not request.user.is_staff:
+        raise PermissionDenied("The dashboard is for staff.")
+    from annotation.selectors import dataset_agreement, dataset_progress, disagreements
+
+    datasets = list(Dataset.objects.order_by("name"))
+    requested = request.GET.get("dataset", "")
+    dataset = next((d for d in datasets if str(d.pk) == requested), None)
+    if dataset is None and datasets:
+        dataset = datasets[0]
+    context: dict[str, Any] = {
+        "datasets": datasets,
+        "dataset": dataset,
+        "models_url": _url("model-list"),
+        "retrain_url": "/api/v1/models/paraqd/retrain/",
+    }
+    if dataset is not None:
+        human_human = disagreements(dataset=dataset, kind="human_human")
+        human_model = disagreements(dataset=dataset, kind="human_model")
+        context.update({
+            "progress": dataset_progress(dataset=dataset),
+            "agreement": dataset_agreement(dataset=dataset),
+            "human_human": human_human[:DISAGREEMENTS_SHOWN],
+            "human_human_count": len(human_human),
+            "human_human_pending": sum(
+                1 for row in human_human if not row.get("gold") or row["gold"].get("source") != "adjudication"
+            ),
+            "human_model": human_model[:DISAGREEMENTS_SHOWN],
+            "human_model_count": len(human_model),
+            **_model_context(dataset),
+        })
+    return render(request, "dashboard/dashboard.html", context)
