@@ -282,7 +282,9 @@ def dataset_labels_per_item_apply(*, dataset: Dataset) -> int:
         return 0
     with transaction.atomic():
         AnnotationItem.objects.filter(pk__in=[i.pk for i in changed]).update(required_labels=dataset.labels_per_item)
+        labelled = set(Label.objects.filter(item__in=[i.pk for i in changed]).values_list("item_id", flat=True))
         for item in changed:
             item.required_labels = dataset.labels_per_item
-            gold_sync(item=item)
+            if item.pk in labelled:  # no labels, no agreement gold to fix
+                gold_sync(item=item)
     return len(changed)

@@ -67,7 +67,8 @@ class DatasetStaffSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Dataset
-        fields = ["id", "name", "description", "guidelines", "annotators", "problem_count", "created_by", "created_at"]
+        fields = ["id", "name", "description", "guidelines", "annotators", "labels_per_item", "lease_seconds",
+                  "queue_order", "problem_count", "created_by", "created_at"]
         read_only_fields = fields
 
 
@@ -86,6 +87,17 @@ class DatasetInputSerializer(serializers.Serializer):
         slug_field="username", many=True, required=False, default=list,
         queryset=get_user_model().objects.filter(is_active=True),
         help_text="Usernames of the annotators who may see and label this dataset.",
+    )
+    labels_per_item = serializers.IntegerField(
+        required=False, min_value=1, max_value=50, help_text="k: distinct annotators per item (default 2)."
+    )
+    lease_seconds = serializers.IntegerField(
+        required=False, min_value=10, max_value=7 * 24 * 3600,
+        help_text="How long an item handed to an annotator stays reserved for them (default 600).",
+    )
+    queue_order = serializers.ChoiceField(
+        choices=Dataset.QueueOrder.choices, required=False,
+        help_text="uncertainty (ParaQD score nearest the threshold first), disagreement, or random.",
     )
 
 

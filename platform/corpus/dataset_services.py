@@ -19,10 +19,21 @@ def dataset_update(
     description: str | object = _UNSET,
     guidelines: str | object = _UNSET,
     annotators: Iterable | object = _UNSET,
+    labels_per_item: int | object = _UNSET,
+    lease_seconds: int | object = _UNSET,
+    queue_order: str | object = _UNSET,
 ) -> Dataset:
-    """Change the given fields (the others stay); ``annotators`` replaces the member list."""
+    """Change the given fields (the others stay); ``annotators`` replaces the member list.
+
+    A new ``labels_per_item`` (k) applies to the dataset's existing items too, and their
+    agreement gold labels follow (an item agreed by 2 is no longer agreed when k becomes 3).
+    """
     fields = []
-    for field, value in (("name", name), ("description", description), ("guidelines", guidelines)):
+    old_k = dataset.labels_per_item
+    for field, value in (
+        ("name", name), ("description", description), ("guidelines", guidelines),
+        ("labels_per_item", labels_per_item), ("lease_seconds", lease_seconds), ("queue_order", queue_order),
+    ):
         if value is not _UNSET:
             setattr(dataset, field, value)
             fields.append(field)
@@ -30,6 +41,10 @@ def dataset_update(
         dataset.save(update_fields=fields)
     if annotators is not _UNSET:
         dataset.annotators.set(list(annotators))
+    if labels_per_item is not _UNSET and labels_per_item != old_k:
+        from annotation.services import dataset_labels_per_item_apply
+
+        dataset_labels_per_item_apply(dataset=dataset)
     return dataset
 
 
@@ -41,12 +56,14 @@ def dataset_setup(
     guidelines: str = "",
     annotators: Iterable = (),
     created_by=None,
+    **annotation_settings,
 ) -> Dataset:
-    """Create a dataset with its guidelines and annotators in one step (POST datasets/)."""
+    """Create a dataset with its guidelines, annotators and annotation settings
+    (``labels_per_item``, ``lease_seconds``, ``queue_order``) in one step (POST datasets/)."""
     from .services import dataset_create
 
     dataset = dataset_create(name=name, description=description, created_by=created_by)
-    return dataset_update(dataset=dataset, guidelines=guidelines, annotators=annotators)
+    return dataset_update(dataset=dataset, guidelines=guidelines, annotators=annotators, **annotation_settings)
 
 
 def dataset_delete(*, dataset: Dataset) -> None:
