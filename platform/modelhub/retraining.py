@@ -34,7 +34,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from .models import ModelVersion
-from .selectors import PARAQD_THRESHOLD, RETRAINABLE_KINDS, human_gold_labels, modelversion_active
+from .selectors import RETRAINABLE_KINDS, human_gold_labels, modelversion_active, paraqd_threshold
 from .services import RetrainError, modelversion_activate, modelversion_set_metrics
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ def _finite_or_none(value: Any) -> Any:
     return value
 
 
-def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold: float = PARAQD_THRESHOLD) -> dict:
+def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold: float | None = None) -> dict:
     """CONTRACT.md's evaluation metrics of ``model`` on ``pairs`` (a class missing from the pairs
     makes its mean and the separation None)."""
     from ml.metrics import nest_paraqd_metrics, paraqd_eval
@@ -145,7 +145,9 @@ def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold
 
     scorer = get_scorer(model.path, settings.PARALAB_DEVICE)
     scores = scorer.score([p.question for p in pairs], [p.paraphrase for p in pairs])
-    return _finite_or_none(nest_paraqd_metrics(paraqd_eval(scores, [int(p.valid) for p in pairs], threshold)))
+    labels = [int(p.valid) for p in pairs]
+    threshold = paraqd_threshold() if threshold is None else threshold
+    return _finite_or_none(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
 
 
 def _get(metrics: Mapping[str, Any], path: tuple[str, ...]) -> float | None:
@@ -263,7 +265,7 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
             gate = promotion_gate(candidate=candidate_metrics, active=reference_metrics, tolerance=tolerance)
             gate = {
                 **gate,
-                "threshold": PARAQD_THRESHOLD,
+                "threshold": paraqd_threshold(),
                 "heldout": heldout,
                 "candidate": _side(candidate_model, candidate_metrics),
                 "active": _side(reference, reference_metrics),

@@ -40,8 +40,13 @@ def modelversion_get(*, version_id: int, kind: str | None = None) -> ModelVersio
 # --- retraining ----------------------------------------------------------------------------------
 # Model kinds that can be retrained from human labels today; the others answer "no generator yet".
 RETRAINABLE_KINDS = (ModelVersion.Kind.PARAQD,)
-# The threshold a ParaQD score is read at when it is compared with a human label.
-PARAQD_THRESHOLD = 0.5
+
+
+def paraqd_threshold() -> float:
+    """The threshold a ParaQD score is read at (score > threshold: valid), as in training and evaluation."""
+    from paraphrases.paraqd import DEFAULT_THRESHOLD
+
+    return float(DEFAULT_THRESHOLD)
 
 
 def modelversion_latest(*, kind: str) -> ModelVersion | None:
@@ -58,28 +63,25 @@ def human_gold_labels(*, since: datetime | None = None) -> QuerySet[GoldLabel]:
     return qs
 
 
-def _disagreement_count_here(*, since: datetime | None = None) -> int:
-    """Human gold labels that the active ParaQD version scores on the other side of the threshold."""
+def retrain_disagreement_count(*, since: datetime | None = None) -> int:
+    """Among :func:`human_gold_labels` (since ``since``), those the active ParaQD version scores on
+    the other side of the threshold: the hard examples a retrain weights up (``gold_is_hard``).
+
+    Narrower than ``annotation.selectors.human_model_disagreement_count`` (the dashboard's list,
+    which also counts imported gold labels): imported pairs are never trained on, so they must not
+    trigger a retrain.
+    """
+    from paraphrases.models import Score
+
     active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
     if active is None:
         return 0
-    from paraphrases.models import Score
-
+    threshold = paraqd_threshold()
     scores = Score.objects.filter(candidate_id=OuterRef("candidate_id"), model_version=active)
     return human_gold_labels(since=since).filter(
-        (Q(valid=True) & Exists(scores.filter(paraqd__lte=PARAQD_THRESHOLD)))
-        | (Q(valid=False) & Exists(scores.filter(paraqd__gt=PARAQD_THRESHOLD)))
+        (Q(valid=True) & Exists(scores.filter(paraqd__lte=threshold)))
+        | (Q(valid=False) & Exists(scores.filter(paraqd__gt=threshold)))
     ).count()
-
-
-def human_model_disagreement_count(*, since: datetime | None = None) -> int:
-    """Human–model disagreements (gold vs the active ParaQD at its threshold) since ``since``:
-    the annotation app's count when it provides one, else the same rule computed here."""
-    try:
-        from annotation.selectors import human_model_disagreement_count as annotation_count
-    except ImportError:
-        return _disagreement_count_here(since=since)
-    return annotation_count(since=since)
 
 
 def retrain_job_in_progress(*, kind: str) -> Job | None:
@@ -103,11 +105,12 @@ def retrain_trigger(*, kind: str) -> dict[str, Any]:
     """Whether enough new human evidence arrived since the last version of ``kind`` to retrain:
     ``{"kind", "last_version", "since", "new_gold_labels", "human_model_disagreements", "new",
     "threshold", "due"}``. ``new`` = gold labels from annotators created after the last version
-    (any status) plus human–model disagreements among them; due when ``new >= threshold``."""
+    (any status) plus those of them the active ParaQD version disagrees with (so a model mistake
+    counts twice); due when ``new >= threshold`` (``PARALAB_RETRAIN_MIN_NEW``)."""
     last = modelversion_latest(kind=kind)
     since = last.created_at if last is not None else None
     gold = human_gold_labels(since=since).count()
-    disagreements = human_model_disagreement_count(since=since) if kind == ModelVersion.Kind.PARAQD else 0
+    disagreements = retrain_disagreement_count(since=since) if kind == ModelVersion.Kind.PARAQD else 0
     threshold = int(settings.PARALAB_RETRAIN_MIN_NEW)
     return {
         "kind": kind,
