@@ -84,20 +84,27 @@ def annotation_next(*, user, dataset: Dataset) -> AnnotationItem | None:
             return None
         # Counted again now that the rows are ours: a slot taken by a transaction that committed
         # while the queue query ran is seen here.
-        fresh = dict(
-            AnnotationItem.objects.filter(pk__in=locked)
+        fresh = {
+            pk: (taken, required)
+            for pk, taken, required in AnnotationItem.objects.filter(pk__in=locked)
             .annotate(taken=selectors.taken_slots(now))
-            .values_list("pk", "taken")
-        )
-        required = dict(AnnotationItem.objects.filter(pk__in=locked).values_list("pk", "required_labels"))
+            .values_list("pk", "taken", "required_labels")
+        }
         for pk in locked:
-            if fresh.get(pk, 0) < required.get(pk, 0):
-                Assignment.objects.update_or_create(
-                    item_id=pk, annotator=user,
-                    defaults={"status": Assignment.Status.LEASED, "leased_until": _lease_until(dataset, now)},
-                )
+            taken, required = fresh.get(pk, (0, 0))
+            if taken < required:
+                _lease(item_id=pk, user=user, until=_lease_until(dataset, now), now=now)
                 return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=pk)
     return None
+
+
+def _lease(*, item_id: int, user, until, now) -> None:
+    """Lease the item to ``user``: a new row, or their own row (a lease that ran out) renewed."""
+    Assignment.objects.bulk_create(
+        [Assignment(item_id=item_id, annotator=user, status=Assignment.Status.LEASED, leased_until=until,
+                    created_at=now, updated_at=now)],
+        update_conflicts=True, unique_fields=["item", "annotator"], update_fields=["status", "leased_until", "updated_at"],
+    )
 
 
 def _lock_item(item: AnnotationItem) -> AnnotationItem:

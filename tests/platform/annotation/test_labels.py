@@ -171,3 +171,26 @@ class LabelApiTests(TestCase):
         self.assertEqual(self.client.get(reverse("api-annotation-next")).status_code, 400)
         self.assertEqual(client_for(self.eve).get(reverse("api-annotation-next"), {"dataset": self.dataset.pk}).status_code,
                          404)
+
+
+class QueryBudgetTests(TestCase):
+    """`next` and `label` stay a fixed handful of queries, however big the dataset (no N+1)."""
+
+    def test_query_counts_do_not_grow_with_the_dataset(self):
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        counts = {}
+        for size in (3, 30):
+            users = annotators(f"a{size}", f"b{size}")
+            dataset, items = annotation_dataset(f"budget{size}", n_items=size, annotators=users, k=2)
+            client = client_for(users[0])
+            with CaptureQueriesContext(connection) as fetch:
+                item = client.get(reverse("api-annotation-next"), {"dataset": dataset.pk}).json()["item"]
+            with CaptureQueriesContext(connection) as post:
+                self.assertEqual(client.post(label_url(item), {"valid": True}, format="json").status_code, 201)
+            counts[size] = (len(fetch.captured_queries), len(post.captured_queries))
+        self.assertEqual(counts[3], counts[30])
+        next_queries, label_queries = counts[30]
+        self.assertLessEqual(next_queries, 18)
+        self.assertLessEqual(label_queries, 18)
