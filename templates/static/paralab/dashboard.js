@@ -33,6 +33,7 @@
         if (!response.ok) {
           var error = new Error(data.detail || ("The server answered " + response.status + "."));
           error.status = response.status;
+          error.data = data;
           throw error;
         }
         return data;
@@ -78,6 +79,12 @@
       show({ id: data.job, status: "queued", progress: 0 });
       poll(data.job);
     }).catch(function (error) {
+      if (error.status === 409 && error.data && error.data.job) {
+        // A retrain is already queued or running: follow that one.
+        box.dataset.job = String(error.data.job);
+        poll(error.data.job);
+        return;
+      }
       button.disabled = false;
       note.textContent = error.message;
     });
