@@ -64,3 +64,8 @@ __all__ += [
     "paraqd_eval",
     "paraqd_eval_nested",
 ]
+
+# Inter-annotator agreement (pure Python).
+from .agreement import cohen_kappa, fleiss_kappa, observed_agreement, weighted_kappa  # noqa: E402
+
+__all__ += ["cohen_kappa", "fleiss_kappa", "observed_agreement", "weighted_kappa"]
