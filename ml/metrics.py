@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["harmonic_mean_f1", "nest_paraqd_metrics", "paraqd_eval", "paraqd_eval_nested"]
+__all__ = ["harmonic_mean_f1", "nest_paraqd_metrics", "paraqd_eval", "paraqd_eval_nested", "score_histogram"]
 
 
 def harmonic_mean_f1(precision: float, recall: float) -> float:
@@ -104,3 +104,29 @@ def paraqd_eval_nested(
 ) -> dict:
     """:func:`paraqd_eval` in the platform's nested form (see :func:`nest_paraqd_metrics`)."""
     return nest_paraqd_metrics(paraqd_eval(scores, labels, threshold))
+
+
+def score_histogram(
+    scores: Sequence[float], labels: Sequence[bool | int], *, bins: int = 20, low: float = -1.0, high: float = 1.0
+) -> dict[str, list]:
+    """Counts of valid and invalid pairs' scores in ``bins`` equal bins over [low, high] (cosine
+    range by default), for plotting the two distributions: ``{"edges", "valid", "invalid"}``.
+    Scores outside the range go to the first or last bin; the last bin includes ``high``.
+
+    >>> h = score_histogram([0.95, 1.0, -0.2, 0.1], [1, 1, 0, 0], bins=4)
+    >>> h["edges"], h["valid"], h["invalid"]
+    ([-1.0, -0.5, 0.0, 0.5, 1.0], [0, 0, 0, 2], [0, 1, 1, 0])
+    """
+    if bins < 1 or not high > low:
+        raise ValueError(f"need bins >= 1 and high > low, got bins={bins}, range=({low}, {high})")
+    if len(scores) != len(labels):
+        raise ValueError(f"{len(scores)} scores but {len(labels)} labels")
+    edges = np.linspace(low, high, bins + 1)
+    clipped = np.clip(np.asarray(scores, dtype=np.float64), low, high)
+    index = np.minimum(((clipped - low) / (high - low) * bins).astype(int), bins - 1)
+    valid = np.asarray([bool(y) for y in labels], dtype=bool)
+    return {
+        "edges": [round(float(e), 6) for e in edges],
+        "valid": np.bincount(index[valid], minlength=bins).tolist(),
+        "invalid": np.bincount(index[~valid], minlength=bins).tolist(),
+    }

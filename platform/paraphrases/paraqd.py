@@ -792,7 +792,7 @@ def paraqd_evaluate(
 
     For a model version, the result is also stored in ``version.metrics["eval"][dataset.name]``.
     """
-    from ml.metrics import nest_paraqd_metrics, paraqd_eval
+    from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
 
     if not math.isfinite(threshold) or not -1.0 <= threshold <= 1.0:
         raise ParaQDError(f"--threshold must be a cosine in [-1, 1], not {threshold}")
@@ -816,7 +816,9 @@ def paraqd_evaluate(
         "dataset": dataset.name,
     }
     if scoring.version is not None:
-        stored = {**metrics, "threshold": threshold, "evaluated_at": timezone.now().isoformat(timespec="seconds")}
+        # The histogram is what /dashboard/ plots: the valid and invalid score distributions.
+        stored = {**metrics, "threshold": threshold, "evaluated_at": timezone.now().isoformat(timespec="seconds"),
+                  "histogram": score_histogram([float(s) for s in scores], labels)}
         modelversion_set_metrics(version=scoring.version, metrics={dataset.name: stored}, path=("eval",))
     if include_scores:
         result["scores"] = {

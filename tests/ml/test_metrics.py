@@ -82,3 +82,24 @@ def test_nested_form_matches_the_platform_contract():
 def test_bad_inputs_are_refused(scores, labels):
     with pytest.raises(ValueError):
         paraqd_eval(scores, labels)
+
+
+def test_score_histogram_counts_each_class_in_its_bins():
+    from ml.metrics import score_histogram
+
+    hist = score_histogram([0.99, 0.51, -1.0, 0.49, 2.0], [1, 1, 0, 0, 0], bins=4)
+    assert hist["edges"] == [-1.0, -0.5, 0.0, 0.5, 1.0]
+    # 0.99 and 0.51 fall in [0.5, 1]; -1.0 in the first bin, 0.49 in [0, 0.5), 2.0 clipped to the last bin
+    assert hist["valid"] == [0, 0, 0, 2]
+    assert hist["invalid"] == [1, 0, 1, 1]
+
+
+def test_score_histogram_rejects_mismatched_input():
+    import pytest
+
+    from ml.metrics import score_histogram
+
+    with pytest.raises(ValueError):
+        score_histogram([0.1], [1, 0])
+    with pytest.raises(ValueError):
+        score_histogram([0.1], [1], bins=0)

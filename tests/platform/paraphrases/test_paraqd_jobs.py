@@ -282,6 +282,9 @@ class EvaluateTests(JobTestCase):
         stored = version.metrics["eval"]["algebra"]
         self.assertEqual(stored["n"], 8)
         self.assertEqual(stored["separation"], job.result["separation"])
+        # The dashboard's plot: every gold pair counted once, in its class's histogram.
+        self.assertEqual(len(stored["histogram"]["edges"]), 21)
+        self.assertEqual(sum(stored["histogram"]["valid"]) + sum(stored["histogram"]["invalid"]), 8)
         self.assertIn("training", version.metrics)  # merged, not replaced
         by_id = paraqd_evaluate(dataset=self.dataset, model=str(version.pk))
         by_path = paraqd_evaluate(dataset=self.dataset, model=version.artifact_path)
