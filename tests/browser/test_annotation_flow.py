@@ -44,6 +44,15 @@ PAIRS = [
     ("Ravi walks 3 km every day. How many km does he walk in 7 days?",
      "Ravi walks 4 km every day. How many km does he walk in 7 days?"),
 ]
+SCREENSHOTS = os.environ.get("PARALAB_SCREENSHOTS")  # a folder: save what the pages looked like
+
+
+def shot(page, name: str) -> None:
+    if SCREENSHOTS:
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        page.screenshot(path=os.path.join(SCREENSHOTS, f"{name}.png"), full_page=True)
+
+
 # ben labels first: valid except the pair that drops a number (index 1) and the one that changes it (4).
 BEN = [True, False, True, True, False]
 
@@ -123,6 +132,9 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         first = page.get_attribute("#annotator", "data-item")
         self.wait_progress(page, 0, 5)
 
+        # The numbers and units of the pair are compared at a glance.
+        checks = page.inner_text("#checks")
+        self.assertIn("Numbers", checks)
         # Both texts are highlighted, and the diff marks what changed; no model score anywhere.
         self.assertGreater(page.locator("#problem-text mark.hl-number").count(), 0)
         self.assertGreater(page.locator("#paraphrase-text mark.hl-number").count(), 0)
@@ -132,9 +144,11 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         self.assertEqual(page.inner_text("#problem-text"), item.candidate.problem.text)
         self.assertEqual(page.inner_text("#paraphrase-text"), item.candidate.text)
 
+        shot(page, "label-desktop")
         # ? opens the shortcut help, Esc closes it; g shows the guidelines.
         page.keyboard.press("?")
         page.wait_for_selector("#help-dialog[open]")
+        shot(page, "label-help")
         page.keyboard.press("Escape")
         page.wait_for_selector("#help-dialog:not([open])", state="attached")
         page.keyboard.press("g")
@@ -148,6 +162,7 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         page.keyboard.press("3")
         page.keyboard.press("c")
         page.keyboard.type("units kept; vis-a-vis fine")
+        shot(page, "label-rated")
         self.assertEqual(page.get_attribute("#annotator", "data-item"), first)
         self.wait_progress(page, 0, 5)
         page.keyboard.press("Escape")
@@ -194,6 +209,7 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         expected = "n/a" if pair["kappa"] is None else f"{pair['kappa']:.2f}"
         self.assertEqual(page.inner_text('#agreement-table [data-field="kappa"]'), expected)
         self.assertRegex(page.inner_text("#progress-table"), re.compile(r"ana\s+3 / 5"))
+        shot(page, "dashboard")
 
         # Retrain from the button: the job's progress is followed until it succeeds.
         versions_before = ModelVersion.objects.filter(kind="paraqd").count()
@@ -207,8 +223,12 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         self.assertEqual(page.inner_text("#retrain-status"), "succeeded")
         self.assertEqual(ModelVersion.objects.filter(kind="paraqd").count(), versions_before + 1)
         # After a reload the gate's decision for the new version is on the dashboard.
+        shot(page, "dashboard-retrained")
         page.reload()
         self.assertIn("Last decision", page.inner_text("#gate-section"))
+        shot(page, "dashboard-after-reload")
+        page.goto(f"{self.live_server_url}/adjudicate/{self.dataset.pk}/")
+        shot(page, "adjudicate")
         context.close()
 
     def test_phone_sized_screen_stacks_the_pair(self):
@@ -219,6 +239,7 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         right = page.locator("#paraphrase-text").bounding_box()
         self.assertGreater(right["y"], left["y"] + left["height"] - 1, "the paraphrase goes below the original")
         self.assertLessEqual(page.evaluate("document.documentElement.scrollWidth"), 390)
+        shot(page, "label-phone")
         # The word diff: an LCS over words marks what the paraphrase dropped and added.
         diff = page.evaluate(
             "(() => { const t = window.ParalabText;"
@@ -227,4 +248,14 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
             " const d = t.diffTokens(a, b);"
             " return [Object.keys(d.a).map(i => a[i].norm), Object.keys(d.b).length]; })()")
         self.assertEqual(diff, [["in", "5", "hours"], 0])
+        # A word deleted on one side and inserted on the other is shown as moved, not lost.
+        moved = page.evaluate(
+            "(() => { const l = document.createElement('div'), r = document.createElement('div');"
+            " window.ParalabText.renderPair(l, r, {text: 'Mary has 12 pens and gives 4 to Tom.', spans: []},"
+            "   {text: 'Mary gives Tom 4 of her 12 pens.', spans: []});"
+            " const texts = (el, sel) => Array.from(el.querySelectorAll(sel)).map(e => e.textContent);"
+            " return [texts(l, '.diff-move'), texts(r, '.diff-move'), texts(l, 'del'), texts(r, 'ins')]; })()")
+        self.assertIn("12", " ".join(moved[0]))
+        self.assertIn("12", " ".join(moved[1]))
+        self.assertNotIn("12", " ".join(moved[2] + moved[3]))
         context.close()

@@ -148,6 +148,8 @@
     el.itemView.hidden = false;
     root.dataset.item = String(item.item);
     window.ParalabText.renderPair(el.problem, el.paraphrase, item.problem, item.paraphrase);
+    window.ParalabText.renderChecks(document.getElementById("checks"),
+      window.ParalabText.compareQuantities(item.problem, item.paraphrase));
     var label = item.label || options.prefill || null;
     resetForm(label);
     var editing = Boolean(item.label);

@@ -52,6 +52,20 @@
     }
     for (; i < rows; i++) aChanged[prefix + i] = true;
     for (; j < cols; j++) bChanged[prefix + j] = true;
+    // A word deleted on one side and inserted on the other was moved, not lost: pair them up
+    // (in order) and mark both as moved.
+    var pending = {};
+    Object.keys(aChanged).forEach(function (index) {
+      var norm = a[index].norm;
+      (pending[norm] = pending[norm] || []).push(Number(index));
+    });
+    Object.keys(bChanged).map(Number).sort(function (x, y) { return x - y; }).forEach(function (index) {
+      var queue = pending[b[index].norm];
+      if (queue && queue.length && /[\p{L}\p{N}]/u.test(b[index].norm)) {
+        aChanged[queue.shift()] = "moved";
+        bChanged[index] = "moved";
+      }
+    });
     return { a: aChanged, b: bChanged };
   }
 
@@ -60,13 +74,15 @@
     var ranges = [];
     tokens.forEach(function (token, index) {
       if (!changed[index]) return;
+      var kind = changed[index] === "moved" ? "moved" : "changed";
       var last = ranges[ranges.length - 1];
-      if (last && /^\s*$/.test(text.slice(last[1], token.start)) && last.index === index - 1) {
+      if (last && last.kind === kind && last.index === index - 1 && /^\s*$/.test(text.slice(last[1], token.start))) {
         last[1] = token.end;
         last.index = index;
       } else {
         var range = [token.start, token.end];
         range.index = index;
+        range.kind = kind;
         ranges.push(range);
       }
     });
@@ -111,10 +127,13 @@
         diffEl = null;
       }
       var piece = text.slice(from, to);
-      if (inRange && diffTag) {
+      // Whitespace alone between two marked pieces stays plain: a struck-out space reads as a dash.
+      if (inRange && diffTag && !/^\s+$/.test(piece)) {
+        var moved = ranges[ri].kind === "moved";
         if (!diffEl || diffEl.parentNode !== parent || diffEl.dataset.range !== String(ri)) {
-          diffEl = document.createElement(diffTag);
-          diffEl.className = diffTag === "del" ? "diff-del" : "diff-ins";
+          diffEl = document.createElement(moved ? "span" : diffTag);
+          diffEl.className = moved ? "diff-move" : (diffTag === "del" ? "diff-del" : "diff-ins");
+          if (moved) diffEl.title = "moved";
           diffEl.dataset.range = String(ri);
           parent.appendChild(diffEl);
         }
@@ -135,5 +154,59 @@
     return diff;
   }
 
-  window.ParalabText = { tokenize: tokenize, diffTokens: diffTokens, render: render, renderPair: renderPair };
+  /* What the highlighted numbers and units of a pair say at a glance: numbers compared as
+   * written, units by category (so "km" and "kilometres" match). Returns
+   * {numbers: {onlyLeft, onlyRight, shared}, units: {onlyLeft, onlyRight, shared}}. */
+  function compareQuantities(left, right) {
+    function bag(side, kind, key) {
+      return (side.spans || []).filter(function (s) { return s.kind === kind; }).map(function (s) {
+        return key(s, side.text.slice(s.start, s.end));
+      });
+    }
+    function compare(xs, ys) {
+      var rest = ys.slice(), onlyLeft = [], shared = [];
+      xs.forEach(function (x) {
+        var at = rest.indexOf(x);
+        if (at >= 0) { rest.splice(at, 1); shared.push(x); } else onlyLeft.push(x);
+      });
+      return { onlyLeft: onlyLeft, onlyRight: rest, shared: shared };
+    }
+    var number = function (s, text) { return text.toLowerCase().replace(/,/g, ""); };
+    var unit = function (s, text) { return String(s.label || text).toLowerCase(); };
+    return {
+      numbers: compare(bag(left, "number", number), bag(right, "number", number)),
+      units: compare(bag(left, "unit", unit), bag(right, "unit", unit)),
+    };
+  }
+
+  /* One line on the pair's numbers and units: kept, or which appear on one side only. */
+  function renderChecks(box, result) {
+    if (!box) return;
+    while (box.firstChild) box.removeChild(box.firstChild);
+    var ok = true;
+    [["Numbers", result.numbers], ["Units", result.units]].forEach(function (entry) {
+      var name = entry[0], r = entry[1];
+      if (!r.shared.length && !r.onlyLeft.length && !r.onlyRight.length) return;
+      var part = document.createElement("span");
+      part.className = "check";
+      if (!r.onlyLeft.length && !r.onlyRight.length) {
+        part.classList.add("check-ok");
+        part.textContent = "\u2713 " + name + ": all " + r.shared.length + " in both";
+      } else {
+        ok = false;
+        part.classList.add("check-warn");
+        var bits = [];
+        if (r.onlyLeft.length) bits.push(r.onlyLeft.join(", ") + " only in the original");
+        if (r.onlyRight.length) bits.push(r.onlyRight.join(", ") + " only in the paraphrase");
+        part.textContent = "\u26A0 " + name + ": " + bits.join("; ");
+      }
+      box.appendChild(part);
+    });
+    box.dataset.ok = ok ? "1" : "0";
+    box.hidden = !box.firstChild;
+  }
+
+  window.ParalabText = {
+    compareQuantities: compareQuantities,
+    renderChecks: renderChecks, tokenize: tokenize, diffTokens: diffTokens, render: render, renderPair: renderPair };
 })();
