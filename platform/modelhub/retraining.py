@@ -6,8 +6,9 @@ One retrain of ParaQD (the job body :func:`model_retrain_run`, queued by
 
 1. The annotators' gold labels (agreement or adjudication; imported gold labels are evaluation
    data of their own) are split deterministically by a hash of the candidate id: about
-   ``PARALAB_RETRAIN_HOLDOUT_PERCENT`` % are held out, at least one. Gold labels of synthesized
-   test pairs are never trained on, so they are always held out too.
+   ``PARALAB_RETRAIN_HOLDOUT_PERCENT`` % are held out, at least one, and at least one valid and
+   one invalid label when a class has two or more. Gold labels of synthesized test pairs are
+   never trained on, so they are always held out too.
 2. A candidate version is trained (``paraphrases.paraqd.paraqd_train``, preset
    ``PARALAB_RETRAIN_PRESET``) on the problems of the datasets those labels belong to, with the
    training gold labels as extra positives/negatives (the ones the active model gets wrong are
@@ -86,8 +87,8 @@ class GoldSplit:
 
     def summary(self) -> dict[str, Any]:
         return {
-            "rule": f"candidate id hash bucket < {settings.PARALAB_RETRAIN_HOLDOUT_PERCENT} of 100 (at least one), "
-                    "plus every labelled synthesized test pair",
+            "rule": f"candidate id hash bucket < {settings.PARALAB_RETRAIN_HOLDOUT_PERCENT} of 100 (at least one, "
+                    "and one of each class that has two or more), plus every labelled synthesized test pair",
             "percent": settings.PARALAB_RETRAIN_HOLDOUT_PERCENT,
             "n": len(self.heldout),
             "valid": sum(p.valid for p in self.heldout),
@@ -120,11 +121,20 @@ def retrain_gold_split() -> GoldSplit:
             split.heldout.append(pair)
         else:
             trainable.append(pair)
+    def lowest(pairs: list[GoldPair]) -> GoldPair:
+        return min(pairs, key=lambda p: (heldout_bucket(p.candidate_id), p.candidate_id))
+
+    # Separation needs both classes: a class the hash left out of the split, with two or more
+    # labels to train on, gives its lowest-bucket label. And the split is never empty.
+    for valid in (True, False):
+        same = [p for p in trainable if p.valid == valid]
+        if len(same) >= 2 and not any(p.valid == valid for p in split.heldout):
+            trainable.remove(pick := lowest(same))
+            split.heldout.append(pick)
     if not split.heldout and trainable:
-        # Too few labels for the hash to pick one: hold out the one with the lowest bucket.
-        first = min(trainable, key=lambda p: (heldout_bucket(p.candidate_id), p.candidate_id))
-        trainable.remove(first)
-        split.heldout.append(first)
+        trainable.remove(pick := lowest(trainable))
+        split.heldout.append(pick)
+    split.heldout.sort(key=lambda p: p.candidate_id)
     split.train_ids = [p.candidate_id for p in trainable]
     return split
 

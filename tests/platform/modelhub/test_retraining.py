@@ -58,22 +58,29 @@ class HeldOutSplitTests(RetrainSetUpMixin, TestCase):
         self.assertEqual([heldout_bucket(i) for i in range(50)], [heldout_bucket(i) for i in range(50)])
         share = sum(heldout_bucket(i) < 20 for i in range(5000)) / 5000
         self.assertAlmostEqual(share, 0.2, delta=0.03)
+        golds = [make_gold(make_candidate(self.problems[i % 4], f"Variant {i}.", generator="stead"),
+                           valid=i % 2 == 0, source=GoldLabel.Source.AGREEMENT) for i in range(200)]
+        golds += self.golds
         split = retrain_gold_split()
-        expected = sorted(g.candidate_id for g in self.golds if heldout_bucket(g.candidate_id) < 20)
-        if expected:
-            self.assertEqual(sorted(split.heldout_ids), expected)
-        self.assertGreaterEqual(len(split.heldout), 1)
-        self.assertEqual(sorted(split.heldout_ids + split.train_ids), sorted(g.candidate_id for g in self.golds))
+        by_hash = sorted(g.candidate_id for g in golds if heldout_bucket(g.candidate_id) < 20)
+        self.assertEqual(split.heldout_ids, by_hash)  # enough of both classes: the hash alone decides
+        self.assertEqual(sorted(split.heldout_ids + split.train_ids), sorted(g.candidate_id for g in golds))
         self.assertEqual(split.dataset_names, ["algebra"])
         self.assertEqual(retrain_gold_split().heldout_ids, split.heldout_ids)
 
-    def test_at_least_one_pair_is_held_out(self):
-        # Buckets all >= 50: the hash holds nothing out, so the lowest bucket is held out instead.
+    def test_at_least_one_pair_of_each_class_is_held_out(self):
+        # Buckets all >= 50: the hash holds nothing out, so each class gives its lowest bucket.
         buckets = {g.candidate_id: 50 + i for i, g in enumerate(reversed(self.golds))}
         with mock.patch.object(retraining, "heldout_bucket", side_effect=buckets.__getitem__):
             split = retrain_gold_split()
-        self.assertEqual(split.heldout_ids, [self.golds[-1].candidate_id])
-        self.assertEqual(len(split.train_ids), len(self.golds) - 1)
+        self.assertEqual(split.heldout_ids, sorted(g.candidate_id for g in self.golds[-2:]))
+        self.assertEqual({p.valid for p in split.heldout}, {True, False})
+        self.assertEqual(len(split.train_ids), len(self.golds) - 2)
+
+    def test_a_single_gold_label_is_held_out(self):
+        GoldLabel.objects.exclude(pk=self.golds[0].pk).delete()
+        split = retrain_gold_split()
+        self.assertEqual((split.heldout_ids, split.train_ids), ([self.golds[0].candidate_id], []))
 
     def test_synthesized_test_pairs_are_always_held_out_and_imported_gold_is_ignored(self):
         test_pair = make_candidate(self.problems[2], "Mary had 12 pens; 4 went to Tom. Pens left?", generator="test:fa")
