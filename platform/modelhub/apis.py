@@ -86,6 +86,7 @@ class ModelRetrainApi(APIView):
 
     @extend_schema(
         request=None,
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(ModelVersion.Kind.values))],
         responses={
             202: inline_serializer("RetrainStarted", {"job": serializers.IntegerField()}),
             409: inline_serializer("RetrainRefused", {"detail": serializers.CharField(),
