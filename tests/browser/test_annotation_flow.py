@@ -196,6 +196,23 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         page.keyboard.press("v")
         self.wait_progress(page, 3, 5)
         self.assertTrue(Label.objects.get(item_id=third, annotator=self.ana).valid)
+
+        # "My labels": re-open the first label, which comes back filled in, and change it with i.
+        page.goto(f"{self.live_server_url}/annotate/{self.dataset.pk}/labels/")
+        page.focus(f'tr[data-item="{first}"] a.button')
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"document.getElementById('annotator').dataset.item === '{first}'", timeout=15000)
+        self.assertTrue(page.is_visible("#edit-banner"))
+        self.assertTrue(page.is_checked("#solvability-5"))
+        self.assertTrue(page.is_checked("#diversity-3"))
+        self.assertEqual(page.input_value("#comment"), "units kept; vis-a-vis fine")
+        page.keyboard.press("i")
+        page.wait_for_function(
+            f"document.getElementById('annotator').dataset.item !== '{first}'", timeout=15000)
+        self.wait_progress(page, 3, 5)
+        label = Label.objects.get(item_id=first, annotator=self.ana)
+        self.assertEqual((label.valid, label.solvability, label.comment), (False, 5, "units kept; vis-a-vis fine"))
+        self.assertEqual(list(label.history.order_by("id").values_list("action", flat=True)), ["created", "updated"])
         context.close()
 
         # Staff: the dashboard shows the pair's agreement as the selector computes it.
