@@ -434,7 +434,8 @@ def paraqd_training_triplets(
 
 
 def _train_config(
-    *, preset: str, encoder_path: str, epochs: int | None, time_budget_s: float | None, seed: int = 3407
+    *, preset: str, encoder_path: str, epochs: int | None, time_budget_s: float | None, seed: int = 3407,
+    overrides: dict[str, Any] | None = None,
 ):
     from ml.paraqd import ParaQDTrainConfig
 
@@ -442,13 +443,17 @@ def _train_config(
         raise ParaQDError(f"--preset must be one of {', '.join(PRESETS)}, not {preset!r}")
     if epochs is not None and epochs < 1:
         raise ParaQDError("--epochs must be at least 1")
-    overrides: dict[str, Any] = {"encoder": encoder_path, "device": _device(), "seed": seed}
+    requested = {k: v for k, v in (overrides or {}).items() if v is not None}
+    overrides = {"encoder": encoder_path, "device": _device(), "seed": seed}
     if settings.PARALAB_TORCH_THREADS:
         overrides["num_threads"] = settings.PARALAB_TORCH_THREADS
     if epochs is not None:
         overrides["epochs"] = epochs
     if time_budget_s is not None:
         overrides["time_budget_s"] = time_budget_s
+    if "distance" in requested and "margin" not in requested:
+        overrides["margin"] = None  # the distance's own default margin
+    overrides.update(requested)
     factory = ParaQDTrainConfig.paper if preset == "paper" else ParaQDTrainConfig.tiny
     try:
         return factory(**overrides)
@@ -488,6 +493,7 @@ def paraqd_train(
     time_budget_s: float | None = None,
     seed: int = 3407,
     exclude_candidate_ids: Collection[int] = (),
+    config_overrides: dict[str, Any] | None = None,
 ) -> ModelVersion:
     """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
     (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
@@ -495,9 +501,14 @@ def paraqd_train(
     Training writes into a fresh partial directory that is deleted when anything fails; the
     version row is created, the directory renamed to its final name and (optionally) the version
     activated only after training succeeded, so a failure leaves the active model as it was.
+    ``time_budget_s`` is the wall-clock budget of the whole call: building the triplets counts
+    against it, and training gets what is left. ``config_overrides`` change fields of the preset's
+    :class:`ml.paraqd.ParaQDTrainConfig` (e.g. ``{"distance": "euclidean"}``; None values are ignored).
     Raises ParaQDError for bad input (unknown dataset or encoder, nothing to train on).
     """
     from ml.paraqd import train_paraqd
+
+    started = time.monotonic()
 
     if job is not None:
         # A rerun of a job whose worker was lost after registering the version: finish, don't retrain.
@@ -510,7 +521,8 @@ def paraqd_train(
     encoder_name = encoder or settings.PARALAB_SENTENCE_ENCODER
     encoder_path = base_encoder_path(encoder_name)
     config = _train_config(
-        preset=preset, encoder_path=encoder_path, epochs=epochs, time_budget_s=time_budget_s, seed=seed
+        preset=preset, encoder_path=encoder_path, epochs=epochs, time_budget_s=time_budget_s, seed=seed,
+        overrides=config_overrides,
     )
 
     triplets, snapshot = paraqd_training_triplets(
@@ -531,9 +543,15 @@ def paraqd_train(
             f"no training triplets from {names}: no positive and negative operator both applied to any of "
             f"its {snapshot['problems_available']} problems"
         )
+    snapshot["seconds"] = round(time.monotonic() - started, 3)
     if progress:
         progress(0.3, f"{len(triplets)} triplets from {snapshot['problems_used']} problems "
-                      f"({snapshot['hard_examples']} hard gold examples)")
+                      f"({snapshot['hard_examples']} hard gold examples) in {snapshot['seconds']:.0f} s")
+    if time_budget_s is not None:
+        left = time_budget_s - (time.monotonic() - started)
+        if left <= 0:
+            raise ParaQDError(f"the time budget of {time_budget_s:g} s was used up building the triplets")
+        config = config.replace(time_budget_s=left)
 
     root = _model_root()
     root.mkdir(parents=True, exist_ok=True)

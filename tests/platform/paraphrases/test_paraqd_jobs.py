@@ -87,6 +87,17 @@ class TrainJobTests(JobTestCase):
         self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
         self.assertEqual(ModelVersion.objects.get(pk=job.result["version"]).params["num_threads"], 1)
 
+    def test_config_overrides_pick_the_loss_and_the_budget_covers_triplet_building(self):
+        version = paraqd_train(dataset_names=["algebra"], operators=["f2", "f6"], max_problems=2,
+                               config_overrides={"distance": "euclidean", "margin": None}, time_budget_s=600)
+        # Euclidean without a margin takes its own default (the authors' script: 5).
+        self.assertEqual((version.params["distance"], version.params["margin"]), ("euclidean", 5.0))
+        self.assertGreater(version.training_data["seconds"], 0)
+        # Training got what building the triplets left of the budget.
+        self.assertLess(version.params["time_budget_s"], 600)
+        with self.assertRaisesMessage(ParaQDError, "margin must be > 0"):
+            paraqd_train(dataset_names=["algebra"], operators=["f2", "f6"], config_overrides={"margin": -1.0})
+
     def test_activate_retires_the_previous_version(self):
         old = modelversion_activate(version=modelversion_create(kind="paraqd", base_model="x", artifact_path="/nope"))
         job = self.train(activate=True, epochs=1, max_problems=2)
