@@ -9,7 +9,8 @@ from django.shortcuts import redirect
 
 @login_required
 def home(request):
-    return redirect("dataset-list")
+    """Staff start at the datasets, annotators at their labelling queues."""
+    return redirect("dataset-list" if request.user.is_staff else "annotate")
 
 
 def healthz(request):

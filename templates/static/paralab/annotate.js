@@ -77,6 +77,7 @@
       return "Your session ended: log in again.";
     }
     if (data && typeof data.detail === "string") return data.detail;
+    if (data && Array.isArray(data.detail)) return data.detail.join(" ");
     if (data && typeof data === "object") {
       return Object.keys(data).map(function (key) { return key + ": " + [].concat(data[key]).join(" "); }).join("; ");
     }
@@ -180,6 +181,11 @@
     state.busy = true;
     root.setAttribute("aria-busy", "true");
     return promise.catch(function (error) {
+      if (error.status === 403 && state.item && !/session|log in/i.test(error.message)) {
+        // The pair is no longer ours (the lease ran out and another annotator took the slot).
+        say("That pair went to someone else while it was open; here is the next one.", "info");
+        return loadNext().catch(function (again) { say(again.message, "error"); });
+      }
       say(error.message || "Something went wrong.", "error");
     }).then(function () {
       state.busy = false;

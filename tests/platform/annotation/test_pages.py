@@ -84,6 +84,12 @@ class LoginAndRoleTests(AnnotationPageSetup):
         self.client.force_login(self.boss)
         self.assertEqual(self.client.get(reverse("annotate-dataset", args=[self.dataset.pk])).status_code, 404)
 
+    def test_home_sends_annotators_to_their_queues_and_staff_to_the_datasets(self):
+        self.client.force_login(self.ana)
+        self.assertRedirects(self.client.get("/"), reverse("annotate"))
+        self.client.force_login(self.boss)
+        self.assertRedirects(self.client.get("/"), reverse("dataset-list"))
+
     def test_navigation_links_follow_the_role(self):
         self.client.force_login(self.ana)
         page = self.client.get(reverse("annotate")).content.decode()
