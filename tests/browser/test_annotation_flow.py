@@ -11,7 +11,7 @@ from django.contrib.staticfiles.testing import StaticLiveServerTestCase
 from django.test import override_settings
 
 from annotation import selectors, services
-from annotation.models import AnnotationItem, GoldLabel, Label
+from annotation.models import AnnotationItem, Assignment, GoldLabel, Label
 from corpus.models import Dataset
 from jobs.models import Job
 from modelhub.models import ModelVersion
@@ -257,6 +257,13 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         self.assertGreater(right["y"], left["y"] + left["height"] - 1, "the paraphrase goes below the original")
         self.assertLessEqual(page.evaluate("document.documentElement.scrollWidth"), 390)
         shot(page, "label-phone")
+        # s skips: the pair is handed back and another one comes up.
+        skipped = page.get_attribute("#annotator", "data-item")
+        page.keyboard.press("s")
+        self.wait_new_item(page, skipped)
+        self.assertIn("Skipped", page.inner_text("#status"))
+        self.assertEqual(Assignment.objects.get(item_id=skipped, annotator=self.ana).status, Assignment.Status.SKIPPED)
+        self.assertFalse(Label.objects.filter(item_id=skipped, annotator=self.ana).exists())
         # The word diff: an LCS over words marks what the paraphrase dropped and added.
         diff = page.evaluate(
             "(() => { const t = window.ParalabText;"

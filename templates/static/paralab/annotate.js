@@ -155,6 +155,8 @@
     resetForm(label);
     var editing = Boolean(item.label);
     el.editBanner.hidden = !editing;
+    // A labelled pair cannot be skipped (undo or change the label instead).
+    document.getElementById("skip-button").disabled = editing;
     if (item.progress) setProgress(item.progress);
     applyDiffToggle();
   }
@@ -214,11 +216,11 @@
   }
 
   function skip() {
-    if (state.busy || !state.item) return;
+    if (state.busy || !state.item || state.item.label) return;
     var item = state.item;
     run(api("POST", "annotation/items/" + item.item + "/skip/", {}).then(function (result) {
       if (result.data && result.data.progress) setProgress(result.data.progress);
-      say("Skipped. It comes back later.", "ok");
+      say("Skipped: the pair goes to another annotator.", "ok");
       return loadNext();
     }));
   }
