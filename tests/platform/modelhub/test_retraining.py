@@ -14,6 +14,7 @@ from modelhub.models import ModelVersion
 from modelhub.retraining import heldout_bucket, promotion_gate, retrain_gold_split
 from modelhub.services import RetrainBusy, RetrainError, modelversion_activate, modelversion_create
 from paraphrases.models import Score
+from workers.retraining import retrain_job
 
 from ..corpus.factories import make_candidate, make_gold
 from .retrain_helpers import RetrainSetUpMixin
@@ -176,6 +177,24 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
         self.assertEqual(sorted(score_job.params["candidate_ids"]), sorted(c.pk for c in self.pending))
         scored = Score.objects.filter(model_version=version)
         self.assertEqual(sorted(scored.values_list("candidate_id", flat=True)), sorted(c.pk for c in self.pending))
+
+    def test_a_redelivered_retrain_finishes_the_same_version_instead_of_training_again(self):
+        active = self.make_active()
+        with mock.patch.object(retraining, "heldout_metrics",
+                               side_effect=fake_metrics({f"v{active.pk}": (0.5, 0.1), "candidate": (0.9, 0.5)})):
+            job = self.run_retrain()
+        version = ModelVersion.objects.get(pk=job.result["version"])
+        self.assertEqual(version.status, "active")
+        # The worker died after the promotion, before the job was marked done: the message comes back.
+        Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED)
+        with mock.patch("ml.paraqd.train_paraqd", side_effect=AssertionError("must not train again")), \
+                self.captureOnCommitCallbacks(execute=True):
+            retrain_job.apply(args=[job.pk])
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
+        self.assertEqual((job.result["version"], job.result["promoted"]), (version.pk, True))
+        self.assertEqual(ModelVersion.objects.count(), 2)
+        self.assertEqual(ModelVersion.objects.get(status="active"), version)
 
     def test_a_failure_during_training_leaves_the_active_model_untouched(self):
         active = self.make_active()
