@@ -8,7 +8,6 @@ see a model score or another annotator's label. Staff endpoints answer 403 to an
 """
 from __future__ import annotations
 
-from django.conf import settings
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -25,12 +24,6 @@ from . import selectors, services
 from .models import AnnotationItem, Label
 
 _detail = inline_serializer("AnnotationDetail", {"detail": serializers.CharField()})
-
-
-def _spans(text: str) -> list[dict]:
-    from ml.highlight import highlight_spans  # cached per text: `next` stays cheap
-
-    return highlight_spans(text, spacy_model=settings.PARALAB_SPACY_MODEL)
 
 
 def _member_dataset_or_404(user, dataset_id) -> Dataset:
@@ -72,11 +65,12 @@ def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_lab
     problem = candidate.problem
     if with_label and label is None:
         label = selectors.own_label(user=user, item=item)
+    spans = services.item_spans(item=item)
     return {
         "item": item.pk,
         "dataset": item.dataset_id,
-        "problem": {"id": problem.pk, "text": problem.text, "spans": _spans(problem.text)},
-        "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": _spans(candidate.text)},
+        "problem": {"id": problem.pk, "text": problem.text, "spans": spans["problem"]},
+        "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": spans["paraphrase"]},
         "label": label_out(label) if with_label else None,
         "progress": selectors.annotation_progress(user=user, dataset=item.dataset),
     }

@@ -25,6 +25,10 @@ class AnnotationItem(models.Model):
         help_text="k: distinct annotators who label it. Follows the dataset's labels_per_item "
         "(set when the item is queued, updated when staff change the dataset setting).",
     )
+    spans = models.JSONField(
+        default=dict, blank=True,
+        help_text='Highlight spans, computed once: {"problem": [...], "paraphrase": [...]} (ml.highlight).',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import (
+    Case,
     Count,
     Exists,
     ExpressionWrapper,
@@ -36,7 +37,9 @@ from django.db.models import (
     Subquery,
     Sum,
     Value,
+    When,
 )
+from django.db.models.query_utils import FilteredRelation
 from django.db.models.functions import Abs, Coalesce, Mod
 from django.utils import timezone
 
@@ -91,14 +94,25 @@ def _held_by(user, now: datetime) -> Q:
     return Q(Exists(Label.objects.filter(item=OuterRef("pk"), annotator=user))) | Q(Exists(mine))
 
 
+def _taken_aggregate(now: datetime):
+    """Aggregate over an item's labels and running leases (LEFT JOINs + GROUP BY, no per-row subplans)."""
+    leases = Count("assignments", filter=Q(assignments__status=Assignment.Status.LEASED,
+                                           assignments__leased_until__gt=now), distinct=True)
+    return Count("labels", distinct=True) + leases
+
+
 def open_items(*, user, dataset: Dataset, now: datetime | None = None) -> QuerySet[AnnotationItem]:
-    """Items of ``dataset`` with a free slot that ``user`` may still take, annotated ``taken``."""
+    """Items of ``dataset`` with a free slot that ``user`` may still take, annotated ``taken``.
+
+    Grouped (one row per item): fine to order and slice, not to lock — ``annotation_next`` locks
+    the chosen rows in a second query.
+    """
     now = now or timezone.now()
     return (
         AnnotationItem.objects.filter(dataset=dataset)
-        .annotate(taken=taken_slots(now))
-        .filter(taken__lt=F("required_labels"))
         .exclude(_held_by(user, now))
+        .annotate(taken=_taken_aggregate(now))
+        .filter(taken__lt=F("required_labels"))
     )
 
 
@@ -107,11 +121,16 @@ def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset) -> Quer
     then the dataset's ``queue_order``, then id."""
     order = dataset.queue_order
     if order == Dataset.QueueOrder.DISAGREEMENT:
-        conflict = Exists(Label.objects.filter(item=OuterRef("pk"), valid=True)) & Exists(
-            Label.objects.filter(item=OuterRef("pk"), valid=False)
-        )
+        said_valid = Count("labels", filter=Q(labels__valid=True), distinct=True)
+        said_invalid = Count("labels", filter=Q(labels__valid=False), distinct=True)
+        conflict = Case(When(Q(said_valid__gt=0) & Q(said_invalid__gt=0), then=Value(1)), default=Value(0),
+                        output_field=IntegerField())
         # A third opinion on a split item is worth more than a first one on a fresh item.
-        return qs.annotate(conflict=conflict).order_by(F("conflict").desc(), "taken", "id")
+        return (
+            qs.annotate(said_valid=said_valid, said_invalid=said_invalid)
+            .annotate(conflict=conflict)
+            .order_by(F("conflict").desc(), "taken", "id")
+        )
     if order == Dataset.QueueOrder.RANDOM:
         # A fixed shuffle per annotator: a Weyl sequence (golden-ratio multiplier modulo a prime)
         # spreads consecutive ids evenly; the user's seed shifts it. Portable SQL (no RANDOM(seed)).
@@ -121,24 +140,16 @@ def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset) -> Quer
     version_id = active_paraqd_version_id()
     if version_id is None:
         return qs.order_by("taken", "id")
-    from paraphrases.models import Score
-
-    score = Subquery(
-        Score.objects.filter(candidate=OuterRef("candidate_id"), model_version_id=version_id)
-        .order_by("-id")
-        .values("paraqd")[:1],
-        output_field=FloatField(),
+    # The active version's score, joined (LEFT JOIN … ON model_version) rather than looked up per row.
+    scored = qs.annotate(
+        active_score=FilteredRelation("candidate__scores", condition=Q(candidate__scores__model_version_id=version_id))
     )
-    distance = Abs(score - Value(paraqd_threshold()))
+    distance = Abs(F("active_score__paraqd") - Value(paraqd_threshold()))
     # Prodigy's prefer_uncertain: the score nearest the threshold first; unscored items after.
-    return qs.annotate(uncertainty=distance).order_by("taken", F("uncertainty").asc(nulls_last=True), "id")
+    return scored.annotate(uncertainty=distance).order_by("taken", F("uncertainty").asc(nulls_last=True), "id")
 
 
 # --- progress -------------------------------------------------------------------------------------
-
-
-def _members(dataset: Dataset) -> int:
-    return dataset.annotators.count()
 
 
 def annotator_share(*, n_items: int, slots: int, members: int) -> int:
@@ -152,62 +163,52 @@ def annotator_share(*, n_items: int, slots: int, members: int) -> int:
     return min(n_items, math.ceil(slots / members))
 
 
-def _progress(*, user, dataset: Dataset, members: int, now: datetime) -> dict[str, int]:
-    own_lease = Assignment.objects.filter(_active_lease(now), item=OuterRef("pk"), annotator=user)
-    stats = (
-        AnnotationItem.objects.filter(dataset=dataset)
-        .annotate(
-            taken=taken_slots(now),
-            mine=Exists(Label.objects.filter(item=OuterRef("pk"), annotator=user)),
-            leased=Exists(own_lease),
-            held=Exists(
-                Assignment.objects.filter(
-                    item=OuterRef("pk"), annotator=user, status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED]
-                )
-            ),
-        )
-        .aggregate(
-            n=Count("id"),
-            slots=Coalesce(Sum("required_labels"), 0),
-            done=Count("id", filter=Q(mine=True)),
-            available=Count(
-                "id",
-                filter=Q(mine=False) & (Q(leased=True) | (Q(held=False) & Q(taken__lt=F("required_labels")))),
-            ),
-        )
+def _share(dataset: Dataset) -> int:
+    stats = AnnotationItem.objects.filter(dataset=dataset).aggregate(
+        n=Count("id"), slots=Coalesce(Sum("required_labels"), 0)
     )
-    share = annotator_share(n_items=stats["n"], slots=stats["slots"], members=members)
-    done = stats["done"]
-    return {"done": done, "total": done + min(max(share - done, 0), stats["available"])}
+    return annotator_share(n_items=stats["n"], slots=stats["slots"], members=dataset.annotators.count())
+
+
+def _done(user, dataset: Dataset) -> int:
+    return Label.objects.filter(annotator=user, item__dataset=dataset).count()
+
+
+def _progress(*, user, dataset: Dataset, share: int, now: datetime) -> dict[str, int]:
+    done = _done(user, dataset)
+    if done >= share:
+        return {"done": done, "total": done}
+    held = (
+        Assignment.objects.filter(_active_lease(now), annotator=user, item__dataset=dataset)
+        .exclude(item__labels__annotator=user)
+        .count()
+    )
+    still = share - done
+    if held < still:
+        held += open_items(user=user, dataset=dataset, now=now)[:still].count()
+    return {"done": done, "total": done + min(still, held)}
 
 
 def annotation_progress(*, user, dataset: Dataset, now: datetime | None = None) -> dict[str, int]:
     """``{"done", "total"}`` for ``user`` on ``dataset``: labels given, and labels given plus the
     items still waiting for them within their share (``done == total`` when nothing is left)."""
-    return _progress(user=user, dataset=dataset, members=_members(dataset), now=now or timezone.now())
+    return _progress(user=user, dataset=dataset, share=_share(dataset), now=now or timezone.now())
 
 
 def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
     """Progress of every member of ``dataset`` and of anyone else who labelled it, by username."""
     now = timezone.now()
-    members = _members(dataset)
+    share = _share(dataset)
     User = get_user_model()
     users = User.objects.filter(
         Q(pk__in=dataset.annotators.values("pk")) | Q(pk__in=Label.objects.filter(item__dataset=dataset).values("annotator"))
     ).order_by("username")
-    return [
-        {"annotator": u.username, **_progress(user=u, dataset=dataset, members=members, now=now)} for u in users
-    ]
+    return [{"annotator": u.username, **_progress(user=u, dataset=dataset, share=share, now=now)} for u in users]
 
 
 def annotator_share_reached(*, user, dataset: Dataset) -> bool:
     """Whether ``user`` already labelled their share of ``dataset`` (three small queries)."""
-    stats = AnnotationItem.objects.filter(dataset=dataset).aggregate(
-        n=Count("id"), slots=Coalesce(Sum("required_labels"), 0)
-    )
-    share = annotator_share(n_items=stats["n"], slots=stats["slots"], members=_members(dataset))
-    done = Label.objects.filter(annotator=user, item__dataset=dataset).count()
-    return done >= share
+    return _done(user, dataset) >= _share(dataset)
 
 
 # --- the annotator's own items and labels ---------------------------------------------------------

@@ -29,6 +29,7 @@ RATING_FIELDS = selectors.RATINGS
 # Items locked per `next` call: enough that concurrent annotators rarely run out of unlocked
 # candidates, few enough that they do not lock each other out of the head of the queue.
 _LOCK_BATCH = 5
+_QUEUE_HEAD = 50
 
 
 class AnnotationError(Exception):
@@ -77,24 +78,29 @@ def annotation_next(*, user, dataset: Dataset) -> AnnotationItem | None:
         return current.item
     if selectors.annotator_share_reached(user=user, dataset=dataset):
         return None
-    with transaction.atomic():
-        queue = selectors.queue_order(qs=selectors.open_items(user=user, dataset=dataset, now=now), user=user, dataset=dataset)
-        locked = list(queue.select_for_update(skip_locked=True, of=("self",)).values_list("pk", flat=True)[:_LOCK_BATCH])
-        if not locked:
-            return None
-        # Counted again now that the rows are ours: a slot taken by a transaction that committed
-        # while the queue query ran is seen here.
-        fresh = {
-            pk: (taken, required)
-            for pk, taken, required in AnnotationItem.objects.filter(pk__in=locked)
-            .annotate(taken=selectors.taken_slots(now))
-            .values_list("pk", "taken", "required_labels")
-        }
-        for pk in locked:
-            taken, required = fresh.get(pk, (0, 0))
-            if taken < required:
-                _lease(item_id=pk, user=user, until=_lease_until(dataset, now), now=now)
-                return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=pk)
+    queue = selectors.queue_order(qs=selectors.open_items(user=user, dataset=dataset, now=now), user=user, dataset=dataset)
+    # The queue is read without locks; its head is then locked row by row, skipping rows another
+    # annotator's `next` holds this instant, and each locked item's slots are counted again.
+    ids = list(dict.fromkeys(queue.values_list("pk", flat=True)[:_QUEUE_HEAD]))
+    for start in range(0, len(ids), _LOCK_BATCH):
+        head = ids[start:start + _LOCK_BATCH]
+        with transaction.atomic():
+            locked = set(
+                AnnotationItem.objects.filter(pk__in=head).select_for_update(skip_locked=True).values_list("pk", flat=True)
+            )
+            if not locked:
+                continue
+            fresh = {
+                pk: (taken, required)
+                for pk, taken, required in AnnotationItem.objects.filter(pk__in=locked)
+                .annotate(taken=selectors.taken_slots(now))
+                .values_list("pk", "taken", "required_labels")
+            }
+            for pk in head:
+                taken, required = fresh.get(pk, (0, 0))
+                if pk in locked and taken < required:
+                    _lease(item_id=pk, user=user, until=_lease_until(dataset, now), now=now)
+                    return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=pk)
     return None
 
 
@@ -295,3 +301,42 @@ def dataset_labels_per_item_apply(*, dataset: Dataset) -> int:
             if item.pk in labelled:  # no labels, no agreement gold to fix
                 gold_sync(item=item)
     return len(changed)
+
+
+# --- highlight spans ------------------------------------------------------------------------------
+
+
+def _compute_spans(problem_text: str, paraphrase_text: str) -> dict[str, list[dict]]:
+    from django.conf import settings
+
+    from ml.highlight import highlight_spans
+
+    model = settings.PARALAB_SPACY_MODEL
+    return {"problem": highlight_spans(problem_text, spacy_model=model),
+            "paraphrase": highlight_spans(paraphrase_text, spacy_model=model)}
+
+
+def item_spans(*, item: AnnotationItem) -> dict[str, list[dict]]:
+    """The highlight spans of an item's two texts, computed on first use and stored on the item
+    (spaCy's NER costs tens of milliseconds a text; the k annotators after the first pay nothing)."""
+    if item.spans and "problem" in item.spans and "paraphrase" in item.spans:
+        return item.spans
+    spans = _compute_spans(item.candidate.problem.text, item.candidate.text)
+    AnnotationItem.objects.filter(pk=item.pk).update(spans=spans)
+    item.spans = spans
+    return spans
+
+
+def item_spans_prepare(*, dataset: Dataset, batch_size: int = 200) -> int:
+    """Compute and store the spans of every item of ``dataset`` that has none yet (run it once
+    after queueing items, e.g. before a labelling session or a load test). Returns how many."""
+    done = 0
+    pending = AnnotationItem.objects.filter(dataset=dataset, spans={}).select_related("candidate__problem").order_by("id")
+    while True:
+        batch = list(pending[:batch_size])
+        if not batch:
+            return done
+        for item in batch:
+            item.spans = _compute_spans(item.candidate.problem.text, item.candidate.text)
+        AnnotationItem.objects.bulk_update(batch, ["spans"])
+        done += len(batch)
