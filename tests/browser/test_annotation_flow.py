@@ -125,6 +125,7 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         context, page = self.login("ana", "/annotate/")
         # The queue shows the dataset with nothing done yet; Enter on the link opens it.
         self.assertIn("0 / 5 done", page.inner_text(f'li[data-dataset-id="{self.dataset.pk}"]').replace("\n", " "))
+        shot(page, "queue")
         page.focus(f'a[href="/annotate/{self.dataset.pk}/"]')
         page.keyboard.press("Enter")
         page.wait_for_url(f"{self.live_server_url}/annotate/{self.dataset.pk}/")
@@ -199,6 +200,7 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
 
         # "My labels": re-open the first label, which comes back filled in, and change it with i.
         page.goto(f"{self.live_server_url}/annotate/{self.dataset.pk}/labels/")
+        shot(page, "my-labels")
         page.focus(f'tr[data-item="{first}"] a.button')
         page.keyboard.press("Enter")
         page.wait_for_function(f"document.getElementById('annotator').dataset.item === '{first}'", timeout=15000)
