@@ -246,8 +246,13 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
         page.reload()
         self.assertIn("Last decision", page.inner_text("#gate-section"))
         shot(page, "dashboard-after-reload")
+        page.set_viewport_size({"width": 390, "height": 844})
+        self.assertLessEqual(page.evaluate("document.documentElement.scrollWidth"), 390, "no sideways scrolling on a phone")
         page.goto(f"{self.live_server_url}/adjudicate/{self.dataset.pk}/")
         shot(page, "adjudicate")
+        self.assertLessEqual(page.evaluate("document.documentElement.scrollWidth"), 390)
+        self.assertEqual(page.locator(".adjudication-card").count(),
+                         len(selectors.disagreements(dataset=self.dataset, kind="human_human")))
         context.close()
 
     def test_phone_sized_screen_stacks_the_pair(self):
