@@ -56,7 +56,16 @@
     box.dataset.status = status;
     if (status === "failed") note.textContent = "Retraining failed; the active model is unchanged. " + (job.error || "");
     else if (status === "succeeded") note.textContent = "Retraining finished. Reload to see the new version and the gate's decision.";
-    else note.textContent = "Job " + job.id + " " + status + "…";
+    else {
+      note.textContent = "";
+      var link = document.createElement("a");
+      link.href = box.dataset.jobsPage || "/jobs/";
+      link.textContent = "Job " + job.id;
+      note.appendChild(link);
+      var lines = typeof job.log === "string" ? job.log.trim().split("\n") : [];
+      var last = lines.length ? lines[lines.length - 1].replace(/^\[[^\]]*\]\s*/, "") : "";
+      note.appendChild(document.createTextNode(" " + status + (last ? ": " + last : "…")));
+    }
   }
 
   function poll(jobId) {
