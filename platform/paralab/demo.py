@@ -1,27 +1,43 @@
-"""The demo set-up behind ``manage.py demo``: users, a dataset and its problems, as a list of steps.
+"""The demo set-up behind ``manage.py demo``: users, a dataset and its problems, reviewed pairs
+the two annotators already labelled, and synthesized test pairs waiting for them, as a list of steps.
 
 Every step is idempotent (running the demo again finds what it made and changes nothing) and
-returns a one-line summary. Later steps, such as generating paraphrase candidates and assigning
-them to the annotators, are appended to :data:`DEMO_STEPS`; they find the users and the dataset
-on the :class:`DemoContext` that earlier steps filled in.
+returns a one-line summary. Steps find the users and the dataset on the :class:`DemoContext`
+that earlier steps filled in.
+
+What staff find: agreement (Cohen's kappa on the reviewed pairs, three of which the annotators
+split on, waiting for adjudication) and agreement gold labels a retrain can learn from: the
+reviewed pairs are ordinary candidates (generator ``demo:reviewed``), labelled through
+``annotation.services.label_submit`` like any label from the browser. What annotators find:
+the ParaQD synthesized test pairs of every demo problem (``paraqd_synthesize_tests``, run as a
+job), queued for both of them (k = 2), highlight spans computed in advance. Test pairs are the
+platform's own test set and never trained on, which is why the gold a retrain needs comes from
+the reviewed pairs.
 
 The passwords are fixed and printed by the command: demo-only, never for a
 deployment that anyone else can reach.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from importlib import resources
 from typing import Literal
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
+from annotation.models import AnnotationItem, Assignment, Label
+from annotation.services import item_spans_prepare, label_submit
 from corpus.dataset_services import dataset_update
-from corpus.models import Dataset
+from corpus.models import Dataset, Problem
 from corpus.services import dataset_get_or_create, dataset_import
+from corpus.text import text_hash
+from paraphrases.models import Candidate
 
 DEMO_DATASET = "demo"
 DEMO_DESCRIPTION = "Self-written algebraic word problems (money, speed, work, mixtures, ages, percentages) for trying paralab out."
@@ -138,12 +154,113 @@ def step_problems(ctx: DemoContext) -> str:
     return f"{result['created']} imported, {result['duplicates']} already there"
 
 
-# The demo, in order. Append later steps (generate candidates, assign them to the annotators) here.
+REVIEWED_GENERATOR = "demo:reviewed"
+REVIEWED_PURPOSE = "review"
+
+
+def _reviewed_rows() -> list[dict]:
+    """platform/corpus/demo/reviewed.jsonl: per line a demo problem (``source_id``), a hand-written
+    paraphrase and each demo annotator's label (``valid`` and the 0–5 ratings)."""
+    source = resources.files("corpus").joinpath("demo", "reviewed.jsonl")
+    return [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def step_reviewed(ctx: DemoContext) -> str:
+    """Queue the hand-written reviewed pairs and have both annotators label them (real
+    ``label_submit``: history, agreement gold, disagreements). A label already there is kept."""
+    dataset = ctx.require_dataset()
+    rows = _reviewed_rows()
+    problems = dict(
+        Problem.objects.filter(dataset=dataset, source_id__in={r["source_id"] for r in rows})
+        .values_list("source_id", "id")
+    )
+    annotators = {user.get_username(): user for user in ctx.annotators}
+    created = labelled = 0
+    for row in rows:
+        with transaction.atomic():
+            candidate, was_created = Candidate.objects.get_or_create(
+                problem_id=problems[row["source_id"]],
+                generator=REVIEWED_GENERATOR,
+                text_hash=text_hash(row["paraphrase"]),
+                defaults={"text": row["paraphrase"], "metadata": {"demo": True}},
+            )
+            item, _ = AnnotationItem.objects.get_or_create(
+                candidate=candidate,
+                defaults={"dataset": dataset, "purpose": REVIEWED_PURPOSE, "required_labels": dataset.labels_per_item},
+            )
+            created += was_created
+            done = set(Label.objects.filter(item=item).values_list("annotator__username", flat=True))
+            for username, values in row["labels"].items():
+                user = annotators.get(username)
+                if user is None or username in done:
+                    continue
+                # The demo hands the pair to the annotator (a running lease, as `next` would) and
+                # labels it the way the labelling screen does.
+                Assignment.objects.update_or_create(
+                    item=item, annotator=user,
+                    defaults={"status": Assignment.Status.LEASED,
+                              "leased_until": timezone.now() + timedelta(seconds=dataset.lease_seconds)},
+                )
+                label_submit(user=user, item=item, **values)
+                labelled += 1
+    total = Label.objects.filter(item__candidate__generator=REVIEWED_GENERATOR, item__dataset=dataset).count()
+    return f"{created} reviewed pairs created, {labelled} labels given ({total} in all, {len(rows)} pairs)"
+
+
+def step_test_pairs(ctx: DemoContext) -> str:
+    """ParaQD's synthesized test pairs for every demo problem, queued for the annotators (run as a
+    synthesis job, so it shows on the jobs page), with their highlight spans computed now."""
+    from jobs.models import Job
+    from paraphrases.paraqd import TEST_GENERATOR_PREFIX, paraqd_synthesize_start
+    from workers.paraqd import synthesize_job
+
+    dataset = ctx.require_dataset()
+    missing = (
+        Problem.objects.filter(dataset=dataset)
+        .exclude(candidates__generator__startswith=TEST_GENERATOR_PREFIX)
+        .exists()
+    )
+    note = "all problems have test pairs"
+    if missing:
+        job = paraqd_synthesize_start(dataset=dataset, user=ctx.staff, enqueue=False)
+        synthesize_job.apply(args=[job.pk])
+        job.refresh_from_db()
+        if job.status != Job.Status.SUCCEEDED:
+            raise RuntimeError(f"synthesizing the demo test pairs failed (job {job.pk}): {job.error}")
+        note = f"job {job.pk}: {job.result['candidates_created']} test pairs created"
+    spans = item_spans_prepare(dataset=dataset)
+    items = AnnotationItem.objects.filter(dataset=dataset, candidate__generator__startswith=TEST_GENERATOR_PREFIX)
+    unlabelled = items.filter(labels__isnull=True).count()
+    return f"{note}; {items.count()} test pairs queued, {unlabelled} not labelled yet; spans for {spans} items"
+
+
+# The demo, in order.
 DEMO_STEPS: list[DemoStep] = [
     DemoStep("users", step_users),
     DemoStep("dataset", step_dataset),
     DemoStep("problems", step_problems),
+    DemoStep("reviewed", step_reviewed),
+    DemoStep("test pairs", step_test_pairs),
 ]
+
+
+def demo_annotation_summary(ctx: DemoContext) -> dict[str, int]:
+    """Counts for the banner: test pairs still unlabelled, reviewed pairs, their agreement gold
+    labels and the split ones waiting for adjudication."""
+    from annotation.models import GoldLabel
+    from paraphrases.paraqd import TEST_GENERATOR_PREFIX
+
+    dataset = ctx.require_dataset()
+    items = AnnotationItem.objects.filter(dataset=dataset)
+    reviewed = items.filter(candidate__generator=REVIEWED_GENERATOR)
+    gold = GoldLabel.objects.filter(candidate__annotation_item__in=reviewed, source=GoldLabel.Source.AGREEMENT).count()
+    return {
+        "test_pairs_unlabelled": items.filter(candidate__generator__startswith=TEST_GENERATOR_PREFIX,
+                                              labels__isnull=True).count(),
+        "reviewed": reviewed.count(),
+        "agreement_gold": gold,
+        "split": reviewed.filter(labels__valid=True).filter(labels__valid=False).distinct().count(),
+    }
 
 
 def demo_prepare(*, log: Callable[[str], None] = lambda line: None) -> DemoContext:

@@ -1,7 +1,8 @@
 """``manage.py demo``: the embedded default, ready to explore (README command 1).
 
 Migrates the database, runs the demo steps (paralab.demo: users, the "demo" dataset, its
-problems; each idempotent), prints the URL and the logins, then serves the site with the
+problems, reviewed pairs both annotators labelled, synthesized test pairs queued for them; each
+idempotent), prints the URL and the logins, then serves the site with the
 development server. With ``--no-server`` it stops after printing and its last stdout line is
 JSON: ``{"dataset": "demo", "users": [{"username", "password", "role"}, ...]}``.
 """
@@ -16,7 +17,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from corpus.page_selectors import dataset_counts
-from paralab.demo import DEMO_DATASET, DEMO_USERS, demo_prepare
+from paralab.demo import DEMO_DATASET, DEMO_USERS, demo_annotation_summary, demo_prepare
 
 
 def _port(value: str) -> int:
@@ -28,7 +29,8 @@ def _port(value: str) -> int:
 class Command(BaseCommand):
     help = (
         "Set up the demo (migrate; staff user admin, annotators annotator1 and annotator2; dataset "
-        "'demo' with its problems), print the URL and the logins, and start the development server. "
+        "'demo' with its problems, reviewed pairs both annotators labelled and synthesized test pairs "
+        "queued for them), print the URL and the logins, and start the development server. "
         "Safe to run again: nothing is duplicated. The passwords are demo-only."
     )
 
@@ -88,6 +90,8 @@ class Command(BaseCommand):
     def _banner(ctx, url: str, *, serve_with: str | None) -> str:
         counts = dataset_counts(dataset=ctx.require_dataset())
         splits = ", ".join(f"{n} {split or 'no split'}" for split, n in counts.per_split if n)
+        annotation = demo_annotation_summary(ctx)
+        annotators = " and ".join(u.username for u in DEMO_USERS if not u.is_staff)
         width = max(len(u.username) for u in DEMO_USERS)
         logins = "\n".join(
             f"    {u.role:<9}  {u.username:<{width}}  {u.password}" for u in DEMO_USERS
@@ -98,6 +102,12 @@ class Command(BaseCommand):
             "paralab demo is ready\n"
             f"{where}\n"
             f"  dataset:  {DEMO_DATASET!r}: {counts.problems} problems ({splits})\n"
+            f"  annotate: {annotation['test_pairs_unlabelled']} synthesized test pairs waiting for {annotators} "
+            f"on {url}annotate/\n"
+            f"  staff:    {annotation['reviewed']} reviewed pairs labelled by both: agreement and "
+            f"{annotation['agreement_gold']} gold labels on {url}dashboard/, {annotation['split']} split pairs "
+            f"to adjudicate;\n"
+            "            the dashboard's retrain button trains ParaQD in-process (a few minutes on a CPU)\n"
             "  logins:\n"
             f"{logins}\n"
             "  These passwords are published: demo only, never on a server others can reach.\n"
