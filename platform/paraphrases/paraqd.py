@@ -972,7 +972,8 @@ def paraqd_synthesize_tests(
                 )
                 _, item_created = AnnotationItem.objects.get_or_create(
                     candidate=candidate,
-                    defaults={"dataset": dataset, "purpose": SYNTHESIZED_TEST_PURPOSE, "required_labels": 2},
+                    defaults={"dataset": dataset, "purpose": SYNTHESIZED_TEST_PURPOSE,
+                              "required_labels": dataset.labels_per_item},
                 )
                 created += was_created
                 items += item_created

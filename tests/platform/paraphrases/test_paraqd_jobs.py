@@ -351,6 +351,14 @@ class SynthesizeTests(JobTestCase):
         self.assertEqual(paraqd_synthesize_tests(dataset=self.dataset)["candidates_created"], 0)
         self.assertEqual(Candidate.objects.count(), candidates.count())
 
+    def test_synthesized_items_ask_for_the_datasets_number_of_labels(self):
+        self.dataset.labels_per_item = 3
+        self.dataset.save(update_fields=["labels_per_item"])
+        paraqd_synthesize_tests(dataset=self.dataset)
+        items = AnnotationItem.objects.filter(dataset=self.dataset, purpose="synthesized_test")
+        self.assertTrue(items.exists())
+        self.assertEqual(set(items.values_list("required_labels", flat=True)), {3})
+
     def test_a_generator_enables_fb_and_fe(self):
         generators = {"fb": lambda texts: ["Tell me: " + t for t in texts],
                       "fe": lambda texts: ["Somebody bought something." for _ in texts]}
