@@ -290,6 +290,18 @@ def _anchor_triplets(anchor: str, positives: list[_Example], negatives: list[_Ex
     return triplets
 
 
+def _round_robin_by_dataset(rows: list[tuple[int, str, int]]) -> list[tuple[int, str, int]]:
+    """``rows`` (id, text, dataset id) reordered to take the datasets in turn, each keeping its own
+    order: [a1, a2, b1, c1, b2] -> [a1, b1, c1, a2, b2]."""
+    queues: dict[int, list[tuple[int, str, int]]] = {}
+    for row in rows:
+        queues.setdefault(row[2], []).append(row)
+    ordered = []
+    for turn in range(max((len(q) for q in queues.values()), default=0)):
+        ordered += [q[turn] for q in queues.values() if turn < len(q)]
+    return ordered
+
+
 def _gold_examples(
     problem_ids: list[int], *, include_imported_pairs: bool, threshold: float,
     exclude_candidate_ids: Collection[int] = (),
@@ -324,6 +336,7 @@ def paraqd_training_triplets(
     *,
     datasets: Sequence[Dataset],
     max_problems: int | None = None,
+    balance_datasets: bool = False,
     seed: int = 3407,
     operators: Sequence[str] | None = None,
     include_imported_pairs: bool = False,
@@ -335,7 +348,8 @@ def paraqd_training_triplets(
     """Triplets for training a ParaQD scorer on ``datasets``, and a snapshot of what went in.
 
     Each allowed problem (see :func:`training_problems`; problems with human gold labels first,
-    the rest in a seeded order, at most ``max_problems``) gets the outputs of the training
+    the rest in a seeded order, at most ``max_problems``; with ``balance_datasets`` that order takes
+    the datasets in turn, so a small in-domain set is not drowned by a large one) gets the outputs of the training
     ``operators`` that apply to it (default :func:`default_training_operators`), seeded per
     problem with ``random.Random(f"{seed}-{problem.id}")``. Its human gold labels join them: valid
     paraphrases as positives, invalid ones as negatives; one that the active model scores on the
@@ -366,15 +380,17 @@ def paraqd_training_triplets(
         resources = operator_resources(with_similarity=needs_similarity)
 
     allowed, excluded = training_problems(datasets=datasets, include_imported_pairs=include_imported_pairs)
-    rows = list(allowed.values_list("id", "text"))
+    rows = list(allowed.values_list("id", "text", "dataset_id"))
     gold_by_problem, _ = _gold_examples(
-        [pk for pk, _ in rows], include_imported_pairs=include_imported_pairs, threshold=threshold,
+        [row[0] for row in rows], include_imported_pairs=include_imported_pairs, threshold=threshold,
         exclude_candidate_ids=exclude_candidate_ids,
     )
     with_gold = [row for row in rows if row[0] in gold_by_problem]
     others = [row for row in rows if row[0] not in gold_by_problem]
     random.Random(seed).shuffle(others)
-    chosen = (with_gold + others)[: max_problems or None]
+    if balance_datasets:
+        others = _round_robin_by_dataset(others)
+    chosen = [(pk, text) for pk, text, _ in (with_gold + others)[: max_problems or None]]
 
     triplets: list[Triplet] = []
     applied: Counter[str] = Counter()
@@ -420,6 +436,7 @@ def paraqd_training_triplets(
         "excluded": excluded,
         "include_imported_pairs": include_imported_pairs,
         "max_problems": max_problems,
+        "balance_datasets": balance_datasets,
         "outputs_per_operator": dict(sorted(applied.items())),
         "not_applicable_per_operator": dict(sorted(not_applicable.items())),
         "gold_label_ids": sorted(gold_used),
@@ -494,6 +511,7 @@ def paraqd_train(
     seed: int = 3407,
     exclude_candidate_ids: Collection[int] = (),
     config_overrides: dict[str, Any] | None = None,
+    balance_datasets: bool = False,
 ) -> ModelVersion:
     """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
     (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
@@ -526,7 +544,8 @@ def paraqd_train(
     )
 
     triplets, snapshot = paraqd_training_triplets(
-        datasets=datasets, max_problems=max_problems, seed=seed, operators=operators,
+        datasets=datasets, max_problems=max_problems, balance_datasets=balance_datasets, seed=seed,
+        operators=operators,
         resources=operator_resources(encoder=encoder_name),
         progress=_scaled(progress, 0.0, 0.3),
         exclude_candidate_ids=exclude_candidate_ids,

@@ -89,6 +89,18 @@ class TrainingTripletTests(TestCase):
         with self.assertRaisesMessage(ParaQDError, "unknown operator"):
             self.build(operators=["f42"])
 
+    def test_balance_datasets_takes_the_datasets_in_turn(self):
+        small, small_problems = make_algebra("small", texts=["Tom has 3 pens and buys 4 more. How many pens now?"])
+        big = [self.dataset, small]
+        # Without balancing, one problem of the small dataset competes with the big one's several.
+        _, plain = self.build(datasets=big, max_problems=2, balance_datasets=False, operators=["f2", "f6"])
+        triplets, balanced = self.build(datasets=big, max_problems=2, balance_datasets=True, operators=["f2", "f6"])
+        self.assertTrue(balanced["balance_datasets"])
+        anchors = {t.anchor for t in triplets}
+        self.assertEqual(len(anchors), 2)
+        self.assertIn(small_problems[0].text, anchors)  # one from each dataset
+        self.assertFalse(plain["balance_datasets"])
+
     def test_default_operators_leave_out_those_overlapping_the_test_operators(self):
         names = default_training_operators()
         self.assertIn("f5", names)
