@@ -15,6 +15,9 @@ Formats (see ../shared/data/README.md for the public corpora):
   fields of :class:`ProblemRecord` (``id`` for ``source_id``); this is also the export format.
 - ``csv``: CSV with a ``text`` column and optionally the same extra columns.
 - ``paraqd`` (pairs): CSV ``question``, ``augmented`` or ``paraphrase``, ``final_label`` or ``label``.
+- ``paraqd-wide`` (pairs): CSV ``question`` and any number of ``positive<N>`` and ``neg_<N>`` (or
+  ``negative<N>``) columns, one paraphrase per cell (empty cells are skipped), as in the ParaQD
+  paper's validation set ``aqua_val.csv``: positives are valid pairs, negatives invalid ones.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ __all__ = [
 ]
 
 PROBLEM_FORMATS = ("auto", "aqua", "gsm8k", "svamp", "mawps", "jsonl", "csv")
-PAIR_FORMATS = ("paraqd",)
+PAIR_FORMATS = ("paraqd", "paraqd-wide")
 SPLITS = ("train", "dev", "test")
 
 # Lengths of the Problem columns they end up in; checked here so that a long value is a clear
@@ -697,6 +700,32 @@ def _read_paraqd(name: str, text: str, progress: Progress | None) -> list[PairRe
     return pairs
 
 
+_WIDE_COLUMN = re.compile(r"^(?P<kind>positive|pos|negative|neg)[ _-]?(?P<n>\d+)$", re.IGNORECASE)
+
+
+def _read_paraqd_wide(name: str, text: str, progress: Progress | None) -> list[PairRecord]:
+    table = _CsvTable(name, text)
+    question = table.column("question")
+    labelled = []  # (column, valid) in header order
+    for column in table.header:
+        match = _WIDE_COLUMN.match(column)
+        if match:
+            labelled.append((column, match["kind"].lower().startswith("pos")))
+    if question is None or not labelled:
+        raise _missing_columns(table, "question and paraphrase columns named positive1, positive2, … and neg_1, neg_2, …")
+    pairs = []
+    for line, row in table.records(progress):
+        text_q = _required_cell(table, line, row, question)
+        cells = [(row[column].strip(), valid) for column, valid in labelled if row[column].strip()]
+        if not cells:
+            raise ImportFormatError(name, "no paraphrase in any positive or negative column", line=line)
+        pairs += [PairRecord(question=text_q, paraphrase=cell, valid=valid, line=line) for cell, valid in cells]
+    return pairs
+
+
+_PAIR_READERS = {"paraqd": _read_paraqd, "paraqd-wide": _read_paraqd_wide}
+
+
 def read_pairs(
     path: str | Path,
     fmt: str = "paraqd",
@@ -709,7 +738,7 @@ def read_pairs(
     if fmt not in PAIR_FORMATS:
         raise ValueError(f"unknown pair format {fmt!r}; expected one of {', '.join(PAIR_FORMATS)}")
     name = name or Path(path).name
-    pairs = _read_paraqd(name, read_text(path, max_bytes=max_bytes, name=name), progress)
+    pairs = _PAIR_READERS[fmt](name, read_text(path, max_bytes=max_bytes, name=name), progress)
     if not pairs:
         raise ImportFormatError(name, "no pairs in the file")
     return pairs

@@ -229,16 +229,21 @@ def training_problems(
     any dataset (a copy imported without its split); unless ``include_imported_pairs``, the
     questions of imported labelled pairs (problems with ``import:`` candidates, or whose source is
     ``paraqd``) and any copy of them elsewhere: the ParaQD AQUA_test pairs are built from AQuA test
-    questions and must never be trained on.
+    questions and must never be trained on. With ``include_imported_pairs``, the questions of pairs
+    imported with split ``train`` or ``dev`` (e.g. the paper's ``aqua_val.csv``) may be trained on,
+    and their gold labels join the triplets; any other imported pair still stays out.
     """
     scope = Problem.objects.filter(dataset__in=datasets)
     test_hashes = Problem.objects.filter(split=Problem.Split.TEST).values("text_hash")
     held_out = Q(text_hash__in=test_hashes)
-    if not include_imported_pairs:
-        imported = Problem.objects.filter(
-            Q(candidates__generator__startswith=IMPORTED_PAIR_PREFIX) | Q(source="paraqd")
-        ).values("text_hash")
-        held_out |= Q(text_hash__in=imported)
+    imported = Problem.objects.filter(
+        Q(candidates__generator__startswith=IMPORTED_PAIR_PREFIX) | Q(source__startswith="paraqd")
+    )
+    if include_imported_pairs:
+        # Only pairs imported as train or dev data: an evaluation set imported without its split
+        # (AQUA_test without --split test) stays out all the same.
+        imported = imported.exclude(split__in=[Problem.Split.TRAIN, Problem.Split.DEV])
+    held_out |= Q(text_hash__in=imported.values("text_hash"))
     excluded = {
         "test_split": scope.filter(split=Problem.Split.TEST).count(),
         "held_out_copies": scope.exclude(split=Problem.Split.TEST).filter(held_out).count(),
@@ -306,10 +311,13 @@ def _gold_examples(
     problem_ids: list[int], *, include_imported_pairs: bool, threshold: float,
     exclude_candidate_ids: Collection[int] = (),
 ) -> tuple[dict[int, list[tuple[bool, _Example]]], list[int]]:
-    """Per problem id: (valid, example) for each human gold label; and the gold label ids used."""
+    """Per problem id: (valid, example) for each human gold label (and imported one, with
+    ``include_imported_pairs``: the callers only pass problems allowed for training); and the gold
+    label ids used."""
     # Synthesized test pairs are the platform's own test set: never trained on, even once labelled.
+    sources = [*HUMAN_GOLD_SOURCES, *([GoldLabel.Source.IMPORT] if include_imported_pairs else [])]
     golds = GoldLabel.objects.filter(
-        candidate__problem_id__in=problem_ids, source__in=HUMAN_GOLD_SOURCES
+        candidate__problem_id__in=problem_ids, source__in=sources
     ).exclude(candidate__generator__startswith=TEST_GENERATOR_PREFIX)
     if exclude_candidate_ids:  # a held-out evaluation split (modelhub.retraining)
         golds = golds.exclude(candidate_id__in=list(exclude_candidate_ids))
@@ -512,6 +520,7 @@ def paraqd_train(
     exclude_candidate_ids: Collection[int] = (),
     config_overrides: dict[str, Any] | None = None,
     balance_datasets: bool = False,
+    include_imported_pairs: bool = False,
 ) -> ModelVersion:
     """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
     (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
@@ -545,7 +554,7 @@ def paraqd_train(
 
     triplets, snapshot = paraqd_training_triplets(
         datasets=datasets, max_problems=max_problems, balance_datasets=balance_datasets, seed=seed,
-        operators=operators,
+        operators=operators, include_imported_pairs=include_imported_pairs,
         resources=operator_resources(encoder=encoder_name),
         progress=_scaled(progress, 0.0, 0.3),
         exclude_candidate_ids=exclude_candidate_ids,

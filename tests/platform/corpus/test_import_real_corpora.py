@@ -98,6 +98,22 @@ class RealCorporaImportTests(TestCase):
         problem = Problem.objects.filter(dataset=dataset).get(source_id="1")
         self.assertEqual(problem.answer, "A)32400")
 
+    def test_paraqd_aqua_val_wide_pairs(self):
+        dataset = Dataset.objects.create(name="paraqd-aqua-val")
+        result = pairs_import(dataset=dataset, path=self.data / "paraqd/aqua_val.csv", fmt="paraqd-wide", split="dev")
+        self.assertEqual(result["problems_created"], 254)
+        expected_valid = expected_invalid = 0
+        with open(self.data / "paraqd/aqua_val.csv", encoding="utf-8", newline="") as fh:
+            for row in csv.DictReader(fh):
+                expected_valid += len({row[k].strip() for k in row if k.startswith("positive") and row[k].strip()})
+                expected_invalid += len({row[k].strip() for k in row if k.startswith("neg") and row[k].strip()})
+        gold = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
+        # Cells repeating another cell of the same row are one candidate (the first label wins).
+        self.assertLessEqual(gold.count(), expected_valid + expected_invalid)
+        self.assertGreater(gold.filter(valid=True).count(), 0.9 * expected_valid)
+        self.assertGreater(gold.filter(valid=False).count(), 0.9 * expected_invalid)
+        self.assertEqual(set(Problem.objects.filter(dataset=dataset).values_list("split", flat=True)), {"dev"})
+
     def test_paraqd_aqua_test_pairs(self):
         dataset = Dataset.objects.create(name="paraqd-aqua-test")
         result = pairs_import(dataset=dataset, path=self.data / "paraqd/AQUA_test.csv", split="test")

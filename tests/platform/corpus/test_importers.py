@@ -150,6 +150,34 @@ def test_pairs_without_a_label_column(tmp_path):
     assert read_pairs(path) == [PairRecord("Q has 1 item?", "Does Q have 1 item?", None, 2)]
 
 
+def test_wide_pairs_positive_and_negative_columns(tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text(
+        "question,positive1,positive2,neg_1,neg_2\n"
+        "Tom has 5 apples.,Tom has five apples.,,Tom has apples.,Tom has 7 apples.\n"
+        "Ann runs 3 km.,Ann runs 3 kilometres.,3 km are run by Ann.,,Ann runs.\n"
+    )
+    pairs = read_pairs(path, "paraqd-wide")
+    assert [(p.question, p.paraphrase, p.valid, p.line) for p in pairs] == [
+        ("Tom has 5 apples.", "Tom has five apples.", True, 2),
+        ("Tom has 5 apples.", "Tom has apples.", False, 2),
+        ("Tom has 5 apples.", "Tom has 7 apples.", False, 2),
+        ("Ann runs 3 km.", "Ann runs 3 kilometres.", True, 3),
+        ("Ann runs 3 km.", "3 km are run by Ann.", True, 3),
+        ("Ann runs 3 km.", "Ann runs.", False, 3),
+    ]
+
+
+def test_wide_pairs_need_labelled_columns_and_a_paraphrase_per_row(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("question,augmented\nQ?,P?\n")
+    with pytest.raises(ImportFormatError, match="positive1"):
+        read_pairs(path, "paraqd-wide")
+    path.write_text("question,positive1,neg_1\nQ has 1?,,\n")
+    with pytest.raises(ImportFormatError, match="line 2"):
+        read_pairs(path, "paraqd-wide")
+
+
 # --- detection ----------------------------------------------------------------------------------
 
 

@@ -52,10 +52,24 @@ class TrainingTripletTests(TestCase):
         self.assertEqual(snapshot["excluded"], {"test_split": 1, "held_out_copies": 2})
         allowed, _ = training_problems(datasets=[self.other])
         self.assertEqual([p.text for p in allowed], [PROBLEMS[0]])
-        # Asked for explicitly, imported-pair questions may be used (never test-split ones).
+        # Asked for explicitly, pairs imported as train/dev data may be used; an imported pair
+        # without a split (an evaluation set imported carelessly) and test-split ones never.
+        dev_question = "A tap drips 12 drops in 4 minutes. How many drops per minute?"
+        dev_problem = make_problem(self.dataset, dev_question, source="paraqd-wide", split=Problem.Split.DEV)
+        make_gold(make_candidate(dev_problem, "A tap drips twelve drops in 4 minutes. How many drops per minute?",
+                                 generator="import:paraqd-wide"), valid=True)
+        make_gold(make_candidate(dev_problem, "A tap drips drops. How many per minute?",
+                                 generator="import:paraqd-wide"), valid=False)
         allowed, _ = training_problems(datasets=[self.dataset], include_imported_pairs=True)
-        self.assertIn(IMPORTED_QUESTION, [p.text for p in allowed])
+        self.assertIn(dev_question, [p.text for p in allowed])
+        self.assertNotIn(IMPORTED_QUESTION, [p.text for p in allowed])
         self.assertNotIn(TEST_QUESTION, [p.text for p in allowed])
+        self.assertNotIn(dev_question, [p.text for p in training_problems(datasets=[self.dataset])[0]])
+        triplets, snapshot = self.build(include_imported_pairs=True)
+        dev = [t for t in triplets if t.anchor == dev_question]
+        self.assertIn("A tap drips twelve drops in 4 minutes. How many drops per minute?", {t.positive for t in dev})
+        self.assertIn("A tap drips drops. How many per minute?", {t.negative for t in dev})
+        self.assertEqual(len(snapshot["gold_label_ids"]), 2)
 
     def test_triplets_per_anchor_and_snapshot(self):
         triplets, snapshot = self.build()
