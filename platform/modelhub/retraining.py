@@ -150,14 +150,17 @@ def _finite_or_none(value: Any) -> Any:
 def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold: float | None = None) -> dict:
     """CONTRACT.md's evaluation metrics of ``model`` on ``pairs`` (a class missing from the pairs
     makes its mean and the separation None)."""
-    from ml.metrics import nest_paraqd_metrics, paraqd_eval
+    from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
     from ml.paraqd.model import get_scorer
 
     scorer = get_scorer(model.path, settings.PARALAB_DEVICE)
     scores = scorer.score([p.question for p in pairs], [p.paraphrase for p in pairs])
     labels = [int(p.valid) for p in pairs]
     threshold = paraqd_threshold() if threshold is None else threshold
-    return _finite_or_none(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    metrics = _finite_or_none(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    # The two score distributions, which /dashboard/ plots when the model has no other evaluation.
+    metrics["histogram"] = score_histogram([float(s) for s in scores], labels)
+    return metrics
 
 
 def _get(metrics: Mapping[str, Any], path: tuple[str, ...]) -> float | None:
@@ -222,7 +225,8 @@ def _side(model: ScoringModel, metrics: Mapping[str, Any]) -> dict[str, Any]:
         "version": model.version.pk if model.version is not None else None,
         "model": model.label,
         **{name: _get(metrics, path) for name, path, _ in GATE_METRICS},
-        "metrics": dict(metrics),
+        "metrics": {k: v for k, v in metrics.items() if k != "histogram"},
+        "histogram": metrics.get("histogram"),
     }
 
 

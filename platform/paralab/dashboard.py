@@ -132,13 +132,20 @@ def _model_context(dataset: Dataset) -> dict[str, Any]:
         if version is not None and isinstance((version.metrics or {}).get("gate"), Mapping):
             gate_version = version
             break
+    histogram = evaluation.get("histogram") if isinstance(evaluation, Mapping) else None
+    heldout_histogram = False
+    if histogram is None and active is not None:
+        # A retrained version without an eval_paraqd run: its gate's held-out gold split.
+        candidate = ((active.metrics or {}).get("gate") or {}).get("candidate")
+        if isinstance(candidate, Mapping) and isinstance(candidate.get("histogram"), Mapping):
+            histogram, heldout_histogram = candidate["histogram"], True
     return {
         "active": active,
         "latest": latest,
         "evaluation": evaluation if isinstance(evaluation, Mapping) else None,
         "threshold": threshold,
-        "histogram": histogram_svg(evaluation.get("histogram") if isinstance(evaluation, Mapping) else None,
-                                   threshold=threshold),
+        "histogram": histogram_svg(histogram, threshold=threshold),
+        "heldout_histogram": heldout_histogram,
         "gate_version": gate_version,
         "gate": gate_version.metrics["gate"] if gate_version is not None else None,
     }

@@ -257,6 +257,18 @@ class DashboardPageTests(AnnotationPageSetup):
         self.assertIn("verdict-invalid", section)
 
 
+    def test_a_retrained_version_without_evaluation_plots_its_held_out_split(self):
+        version = ModelVersion.objects.create(
+            kind="paraqd", base_model="tiny", status="active",
+            metrics={"gate": {"rule": "r", "promoted": True, "reason": "ok", "checks": [],
+                              "candidate": {"n": 4, "histogram": HISTOGRAM}}},
+        )
+        self.client.force_login(self.boss)
+        page = self.client.get(reverse("dashboard"), {"dataset": self.dataset.pk}).content.decode()
+        self.assertIn(f"v{version.pk} has no evaluation on", page)
+        self.assertIn("held-out gold split of its retrain", page)
+        self.assertEqual(page.count('class="bar-valid"'), 5)
+
 class HistogramSvgTests(SimpleTestCase):
     def test_bars_for_nonzero_bins_scaled_per_class_with_threshold(self):
         svg = str(histogram_svg(HISTOGRAM, threshold=0.5))

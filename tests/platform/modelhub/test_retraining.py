@@ -132,6 +132,9 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
         # No active version: the reference is the pretrained encoder, and the numbers are real.
         self.assertEqual((gate["active"]["version"], gate["active"]["model"]), (None, "pretrained"))
         self.assertEqual(gate["candidate"]["version"], version.pk)
+        # The held-out scores' distributions, for the dashboard's plot: each held-out pair counted once.
+        histogram = gate["candidate"]["histogram"]
+        self.assertEqual(sum(histogram["valid"]) + sum(histogram["invalid"]), len(split.heldout))
         for side in ("candidate", "active"):
             self.assertEqual(gate[side]["metrics"]["n"], len(split.heldout))
             self.assertIsInstance(gate[side]["weighted_f1_hm"], float)
