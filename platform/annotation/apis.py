@@ -59,8 +59,20 @@ def label_out(label: Label | None) -> dict | None:
     return None if label is None else services.label_data(label)
 
 
-def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_label: bool = True) -> dict:
-    """ITEM: the pair, the caller's own label (or null) and their progress on the dataset."""
+def _member_item_or_403(user, item_id: int) -> AnnotationItem:
+    """The item (404 when missing), if ``user`` is a member of its dataset (else 403): one query."""
+    item, member = selectors.annotator_item_get(user=user, item_id=item_id)
+    if item is None:
+        raise Http404("No such item.")
+    if not member:
+        raise PermissionDenied("this item is not assigned to you")
+    return item
+
+
+def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_label: bool = True,
+             progress: dict | None = None) -> dict:
+    """ITEM: the pair, the caller's own label (or null) and their progress on the dataset
+    (``progress`` when the caller already has it)."""
     candidate = item.candidate
     problem = candidate.problem
     if with_label and label is None:
@@ -72,7 +84,7 @@ def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_lab
         "problem": {"id": problem.pk, "text": problem.text, "spans": spans["problem"]},
         "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": spans["paraphrase"]},
         "label": label_out(label) if with_label else None,
-        "progress": selectors.annotation_progress(user=user, dataset=item.dataset),
+        "progress": progress or selectors.annotation_progress(user=user, dataset=item.dataset),
     }
 
 
@@ -147,11 +159,11 @@ class AnnotationNextApi(APIView):
     )
     def get(self, request):
         dataset = _member_dataset_or_404(request.user, request.query_params.get("dataset"))
-        item = services.annotation_next(user=request.user, dataset=dataset)
+        item, progress = services.annotation_next_with_progress(user=request.user, dataset=dataset)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         # A leased item carries no label of the caller (labelled items are never handed out).
-        return Response(item_out(user=request.user, item=item, with_label=False))
+        return Response(item_out(user=request.user, item=item, with_label=False, progress=progress))
 
 
 class AnnotationItemApi(APIView):
@@ -178,9 +190,7 @@ class LabelSubmitApi(APIView):
         },
     )
     def post(self, request, item_id: int):
-        item = _item_or_404(item_id)
-        if selectors.annotator_dataset_get(user=request.user, dataset_id=item.dataset_id) is None:
-            raise PermissionDenied("this item is not assigned to you")
+        item = _member_item_or_403(request.user, item_id)
         data = LabelInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
@@ -201,9 +211,7 @@ class ItemSkipApi(APIView):
     @extend_schema(request=None, responses={200: inline_serializer("SkipResult", {"progress": _progress_schema}),
                                             400: _detail, 403: _detail, 404: _detail})
     def post(self, request, item_id: int):
-        item = _item_or_404(item_id)
-        if selectors.annotator_dataset_get(user=request.user, dataset_id=item.dataset_id) is None:
-            raise PermissionDenied("this item is not assigned to you")
+        item = _member_item_or_403(request.user, item_id)
         try:
             services.item_skip(user=request.user, item=item)
         except services.NotAssigned as exc:

@@ -174,25 +174,84 @@ def _done(user, dataset: Dataset) -> int:
     return Label.objects.filter(annotator=user, item__dataset=dataset).count()
 
 
+def _held(user, dataset_ref, now: datetime) -> QuerySet[Assignment]:
+    """The caller's running leases on items of the dataset that they have not labelled."""
+    return Assignment.objects.filter(_active_lease(now), annotator=user, item__dataset=dataset_ref).exclude(
+        Exists(Label.objects.filter(item=OuterRef("item"), annotator=user))
+    )
+
+
+def open_item_count(*, user, dataset: Dataset, now: datetime, limit: int) -> int:
+    """How many items ``open_items`` holds for ``user``, counting no further than ``limit``.
+
+    Unordered, with a per-item index probe for the taken slots, so PostgreSQL stops at the
+    ``limit``-th open item instead of grouping every label and lease of the table.
+    """
+    if limit <= 0:
+        return 0
+    return (
+        AnnotationItem.objects.filter(dataset=dataset)
+        .exclude(_held_by(user, now))
+        .annotate(taken=taken_slots(now))
+        .filter(taken__lt=F("required_labels"))
+        .order_by()[:limit]
+        .count()
+    )
+
+
+def annotator_standing(*, user, dataset: Dataset, now: datetime | None = None) -> dict[str, int]:
+    """``{"done", "share", "held"}`` of ``user`` on ``dataset`` in one query: labels given, the
+    share they are asked for (``annotator_share``) and running leases on items they have not
+    labelled yet."""
+    now = now or timezone.now()
+    items = AnnotationItem.objects.filter(dataset=OuterRef("pk")).order_by().values("dataset")
+    members = Dataset.annotators.through.objects.filter(dataset=OuterRef("pk"))
+    row = (
+        Dataset.objects.filter(pk=dataset.pk)
+        .annotate(
+            n_items=_count(AnnotationItem.objects.filter(dataset=OuterRef("pk")), "dataset"),
+            slots=Coalesce(Subquery(items.annotate(s=Sum("required_labels")).values("s"),
+                                    output_field=IntegerField()), Value(0)),
+            members=_count(members, "dataset"),
+            done=_count(Label.objects.filter(annotator=user, item__dataset=OuterRef("pk")), "item__dataset"),
+            held=_count(_held(user, OuterRef("pk"), now), "item__dataset"),
+        )
+        .values_list("n_items", "slots", "members", "done", "held")
+        .first()
+    )
+    n_items, slots, members, done, held = row or (0, 0, 0, 0, 0)
+    return {"done": done, "share": annotator_share(n_items=n_items, slots=slots, members=members), "held": held}
+
+
+def progress_from(*, user, dataset: Dataset, done: int, share: int, held: int, now: datetime,
+                  open_seen: int = 0, open_all_seen: bool = False) -> dict[str, int]:
+    """``{"done", "total"}`` from numbers the caller already has: ``done + min(share − done,
+    held + open items)``. ``open_seen``: open items the caller already knows of (say, the queue it
+    just read); with ``open_all_seen`` they are all there are. The open items are counted in the
+    database only when they matter and are not known."""
+    if done >= share:
+        return {"done": done, "total": done}
+    still = share - done
+    have = held + open_seen
+    if have < still and not open_all_seen:
+        have = held + open_item_count(user=user, dataset=dataset, now=now, limit=still - held)
+    return {"done": done, "total": done + min(still, have)}
+
+
 def _progress(*, user, dataset: Dataset, share: int, now: datetime) -> dict[str, int]:
     done = _done(user, dataset)
     if done >= share:
         return {"done": done, "total": done}
-    held = (
-        Assignment.objects.filter(_active_lease(now), annotator=user, item__dataset=dataset)
-        .exclude(item__labels__annotator=user)
-        .count()
-    )
-    still = share - done
-    if held < still:
-        held += open_items(user=user, dataset=dataset, now=now)[:still].count()
-    return {"done": done, "total": done + min(still, held)}
+    held = _held(user, dataset, now).count()
+    return progress_from(user=user, dataset=dataset, done=done, share=share, held=held, now=now)
 
 
 def annotation_progress(*, user, dataset: Dataset, now: datetime | None = None) -> dict[str, int]:
     """``{"done", "total"}`` for ``user`` on ``dataset``: labels given, and labels given plus the
-    items still waiting for them within their share (``done == total`` when nothing is left)."""
-    return _progress(user=user, dataset=dataset, share=_share(dataset), now=now or timezone.now())
+    items still waiting for them within their share (``done == total`` when nothing is left).
+    One query, two when the open items have to be counted."""
+    now = now or timezone.now()
+    return progress_from(user=user, dataset=dataset, now=now, **annotator_standing(user=user, dataset=dataset, now=now))
 
 
 def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
@@ -207,8 +266,9 @@ def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
 
 
 def annotator_share_reached(*, user, dataset: Dataset) -> bool:
-    """Whether ``user`` already labelled their share of ``dataset`` (three small queries)."""
-    return _done(user, dataset) >= _share(dataset)
+    """Whether ``user`` already labelled their share of ``dataset`` (one query)."""
+    standing = annotator_standing(user=user, dataset=dataset)
+    return standing["done"] >= standing["share"]
 
 
 # --- the annotator's own items and labels ---------------------------------------------------------
@@ -219,6 +279,19 @@ def annotator_dataset_get(*, user, dataset_id: int) -> Dataset | None:
     if not (user and user.is_authenticated):
         return None
     return Dataset.objects.filter(pk=dataset_id, annotators=user).first()
+
+
+def annotator_item_get(*, user, item_id: int) -> tuple[AnnotationItem | None, bool]:
+    """``(item with its dataset, whether user is a member of that dataset)`` in one query;
+    ``(None, False)`` when there is no such item."""
+    member = Dataset.annotators.through.objects.filter(dataset=OuterRef("dataset_id"), user=user.pk)
+    item = (
+        AnnotationItem.objects.filter(pk=item_id)
+        .select_related("dataset")
+        .annotate(is_member=Exists(member))
+        .first()
+    )
+    return item, bool(item is not None and item.is_member)
 
 
 def item_for_annotator(*, user, item_id: int) -> AnnotationItem | None:

@@ -63,25 +63,36 @@ def annotation_next(*, user, dataset: Dataset) -> AnnotationItem | None:
     slots. Otherwise the first open item in queue order (``selectors.queue_order``) whose slot is
     still free once locked; nothing once the annotator has labelled their share.
     """
+    return annotation_next_with_progress(user=user, dataset=dataset)[0]
+
+
+def annotation_next_with_progress(*, user, dataset: Dataset) -> tuple[AnnotationItem | None, dict[str, int] | None]:
+    """``annotation_next`` and the caller's progress once the item is leased (``{"done", "total"}``,
+    as ``selectors.annotation_progress``; None with no item). The share, the done count and the
+    open items read to decide are reused for the progress instead of being counted again."""
     now = timezone.now()
     current = (
         Assignment.objects.filter(
             annotator=user, item__dataset=dataset, status=Assignment.Status.LEASED, leased_until__gt=now
         )
         .exclude(item__labels__annotator=user)
-        .select_related("item__candidate__problem", "item__dataset")
+        .select_related("item__candidate__problem")
         .order_by("leased_until", "id")
         .first()
     )
     if current is not None:
         Assignment.objects.filter(pk=current.pk).update(leased_until=_lease_until(dataset, now), updated_at=now)
-        return current.item
-    if selectors.annotator_share_reached(user=user, dataset=dataset):
-        return None
+        current.item.dataset = dataset
+        return current.item, selectors.annotation_progress(user=user, dataset=dataset, now=now)
+    standing = selectors.annotator_standing(user=user, dataset=dataset, now=now)
+    if standing["done"] >= standing["share"]:
+        return None, None
     queue = selectors.queue_order(qs=selectors.open_items(user=user, dataset=dataset, now=now), user=user, dataset=dataset)
     # The queue is read without locks; its head is then locked row by row, skipping rows another
     # annotator's `next` holds this instant, and each locked item's slots are counted again.
-    ids = list(dict.fromkeys(queue.values_list("pk", flat=True)[:_QUEUE_HEAD]))
+    rows = list(queue.values_list("pk", flat=True)[:_QUEUE_HEAD])
+    ids = list(dict.fromkeys(rows))
+    full = 0  # items of the head found full once locked: not open after all
     for start in range(0, len(ids), _LOCK_BATCH):
         head = ids[start:start + _LOCK_BATCH]
         with transaction.atomic():
@@ -90,18 +101,31 @@ def annotation_next(*, user, dataset: Dataset) -> AnnotationItem | None:
             )
             if not locked:
                 continue
+            # Recounted under the lock, and fetched with the texts in the same query.
             fresh = {
-                pk: (taken, required)
-                for pk, taken, required in AnnotationItem.objects.filter(pk__in=locked)
+                item.pk: item
+                for item in AnnotationItem.objects.filter(pk__in=locked)
+                .select_related("candidate__problem")
                 .annotate(taken=selectors.taken_slots(now))
-                .values_list("pk", "taken", "required_labels")
             }
             for pk in head:
-                taken, required = fresh.get(pk, (0, 0))
-                if pk in locked and taken < required:
-                    _lease(item_id=pk, user=user, until=_lease_until(dataset, now), now=now)
-                    return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=pk)
-    return None
+                item = fresh.get(pk)
+                if item is None:
+                    continue
+                if item.taken >= item.required_labels:
+                    full += 1
+                    continue
+                _lease(item_id=pk, user=user, until=_lease_until(dataset, now), now=now)
+                item.dataset = dataset
+                # Now one more held, one fewer open; the queue read held every open item unless it
+                # filled its head.
+                progress = selectors.progress_from(
+                    user=user, dataset=dataset, now=now, done=standing["done"], share=standing["share"],
+                    held=standing["held"] + 1, open_seen=max(0, len(ids) - 1 - full),
+                    open_all_seen=len(rows) < _QUEUE_HEAD,
+                )
+                return item, progress
+    return None, None
 
 
 def _lease(*, item_id: int, user, until, now) -> None:
@@ -114,7 +138,9 @@ def _lease(*, item_id: int, user, until, now) -> None:
 
 
 def _lock_item(item: AnnotationItem) -> AnnotationItem:
-    return AnnotationItem.objects.select_for_update().select_related("dataset").get(pk=item.pk)
+    """The item re-read with its row locked (``of=self``: the dataset row, read along, is not
+    locked, so labels on different items of one dataset do not queue behind each other)."""
+    return AnnotationItem.objects.select_for_update(of=("self",)).select_related("dataset").get(pk=item.pk)
 
 
 def _others_taken(item: AnnotationItem, user, now) -> int:

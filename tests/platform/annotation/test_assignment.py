@@ -225,3 +225,44 @@ class ConcurrentNextTests(TransactionTestCase):
         self.assertEqual(errors, [])
         self.assertEqual(sorted(v for v in got.values() if v is not None), [item.pk])
         self.assertEqual(Assignment.objects.filter(item=item).count(), 1)
+
+
+class ProgressReuseTests(TestCase):
+    """`next` answers the progress from the numbers it read to decide; it must equal a fresh count."""
+
+    def check_every_step(self, dataset, users):
+        for user in users:
+            while True:
+                item, progress = services.annotation_next_with_progress(user=user, dataset=dataset)
+                if item is None:
+                    self.assertIsNone(progress)
+                    break
+                self.assertEqual(progress, selectors.annotation_progress(user=user, dataset=dataset))
+                self.assertEqual(item.dataset, dataset)
+                services.label_submit(user=user, item=item, valid=True)
+
+    def test_a_queue_longer_than_the_head_that_next_reads(self):
+        # share 60 > the 50 rows `next` reads: the open items have to be counted.
+        users = annotators("long1", "long2")
+        dataset, _ = annotation_dataset("long", n_items=60, annotators=users, k=2)
+        first, progress = services.annotation_next_with_progress(user=users[0], dataset=dataset)
+        self.assertEqual(progress, {"done": 0, "total": 60})
+        services.label_submit(user=users[0], item=first, valid=True)
+        self.check_every_step(dataset, users)
+
+    def test_shares_smaller_than_the_dataset_with_others_holding_slots(self):
+        users = annotators("s1", "s2", "s3")
+        dataset, items = annotation_dataset("small", n_items=5, annotators=users, k=2)
+        # Another annotator's label and a third one's running lease take slots before the first asks.
+        services.label_submit(user=users[1], item=services.annotation_next(user=users[1], dataset=dataset), valid=True)
+        services.annotation_next(user=users[2], dataset=dataset)
+        self.check_every_step(dataset, users)
+
+    def test_a_running_lease_is_answered_again_with_its_progress(self):
+        users = annotators("r1", "r2")
+        dataset, _ = annotation_dataset("again", n_items=3, annotators=users, k=2)
+        item, progress = services.annotation_next_with_progress(user=users[0], dataset=dataset)
+        again, progress_again = services.annotation_next_with_progress(user=users[0], dataset=dataset)
+        self.assertEqual(again.pk, item.pk)
+        self.assertEqual(progress, progress_again)
+        self.assertEqual(progress_again, {"done": 0, "total": 3})
