@@ -201,7 +201,9 @@ def main() -> None:
 
     log: list[str] = []
 
-    def progress(fraction: float, note: str) -> None:
+    def progress(fraction: float, note: str | None = None) -> None:
+        if not note:
+            return
         line = f"[{time.strftime('%H:%M:%S')}] {fraction:6.1%} {note}"
         log.append(line)
         print(line, flush=True)
