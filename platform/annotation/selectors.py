@@ -417,7 +417,8 @@ def _active_score_subquery(version_id: int):
 def _model_disagrees(qs: QuerySet[GoldLabel], version_id: int, threshold: float) -> QuerySet[GoldLabel]:
     """Gold labels whose candidate the active scorer puts on the other side of the threshold."""
     return qs.annotate(model_score=_active_score_subquery(version_id)).filter(
-        Q(valid=True, model_score__lt=threshold) | Q(valid=False, model_score__gte=threshold)
+        # Valid means a score strictly above the threshold, as in training and evaluation (ml.metrics).
+        Q(valid=True, model_score__lte=threshold) | Q(valid=False, model_score__gt=threshold)
     )
 
 
@@ -481,7 +482,7 @@ def _disagreement_rows(candidate_ids: list[int], *, version_id: int | None, thre
             "labels": labels.get(candidate_id, []),
             "gold": golds.get(candidate_id),
             "model_score": score,
-            "model_valid": None if score is None else score >= threshold,
+            "model_valid": None if score is None else score > threshold,
         })
     return rows
 

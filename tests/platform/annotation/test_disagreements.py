@@ -57,15 +57,15 @@ class DisagreementTests(TestCase):
         score(self.items[1], version, 0.2)    # gold valid, model says invalid → listed
         score(self.items[2], version, 0.9)    # gold invalid, model says valid → listed
         score(self.items[0], version, 0.1)    # no gold yet (split): not a human–model case
-        gold_imported = make_gold(self.items[3].candidate, valid=True)
-        score(self.items[3], version, 0.5)    # 0.5 ≥ threshold: valid, agrees with gold
+        gold_imported = make_gold(self.items[3].candidate, valid=False)
+        score(self.items[3], version, 0.5)    # valid means > threshold: 0.5 is invalid, agrees with gold
         score(self.items[1], old, 0.99)       # a retired version's scores do not count
         rows = self.get("human_model").json()["results"]
         self.assertEqual([r["item"] for r in rows], [self.items[1].pk, self.items[2].pk])
         self.assertEqual([(r["model_score"], r["model_valid"], r["gold"]["valid"]) for r in rows],
                          [(0.2, False, True), (0.9, True, False)])
         self.assertEqual(selectors.human_model_disagreement_count(), 2)
-        GoldLabel.objects.filter(pk=gold_imported.pk).update(valid=False)
+        GoldLabel.objects.filter(pk=gold_imported.pk).update(valid=True)
         self.assertEqual(selectors.human_model_disagreement_count(), 3)
         later = timezone.now() + timedelta(seconds=5)
         self.assertEqual(selectors.human_model_disagreement_count(since=later), 0)
