@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 
-import pytest
-from django.contrib.staticfiles.testing import StaticLiveServerTestCase
 from django.test import override_settings
 
 from annotation import selectors, services
@@ -15,22 +12,11 @@ from annotation.models import AnnotationItem, Assignment, GoldLabel, Label
 from corpus.models import Dataset
 from jobs.models import Job
 from modelhub.models import ModelVersion
+from tests.browser.live import BROWSER_MARKS, BrowserTestCase
 from tests.platform.corpus.factories import PASSWORD, make_candidate, make_dataset, make_problem, make_user
 from tests.platform.paraphrases.helpers import ParaQDSettingsMixin
 
-CHROMIUM = os.environ.get("PARALAB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync",
-]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM) and os.environ.get("PARALAB_REQUIRE_BROWSER") != "1",
-        reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 
 PAIRS = [
     ("John bought 5 apples at the market on Monday. He ate 2 apples. How many apples does John have now?",
@@ -58,29 +44,7 @@ BEN = [True, False, True, True, False]
 
 
 @override_settings(PARALAB_RETRAIN_PRESET="tiny", PARALAB_RETRAIN_MAX_PROBLEMS=None, PARALAB_RETRAIN_TOLERANCE=0.0)
-class AnnotationFlowLiveTests(ParaQDSettingsMixin, StaticLiveServerTestCase):
-    @classmethod
-    def setUpClass(cls):
-        # Playwright's sync API keeps an event loop running in this thread; the test's own ORM
-        # calls between page actions are plain synchronous calls.
-        cls._async_unsafe = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-        super().setUpClass()
-        from playwright.sync_api import sync_playwright
-
-        cls.playwright = sync_playwright().start()
-        cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.browser.close()
-        cls.playwright.stop()
-        super().tearDownClass()
-        if cls._async_unsafe is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = cls._async_unsafe
-
+class AnnotationFlowLiveTests(ParaQDSettingsMixin, BrowserTestCase):
     def setUp(self):
         super().setUp()
         self.ana = make_user("ana")
