@@ -57,3 +57,17 @@ class JobPageTests(TestCase):
         self.assertIn("X-CSRFToken", source)
         self.assertNotIn("innerHTML", source)
         self.assertIsNotNone(finders.find("paralab/site.css"))
+
+
+class JobPagePaginationTests(TestCase):
+    def test_fifty_jobs_a_page_newest_first_with_links_both_ways(self):
+        staff = make_user("boss", staff=True)
+        Job.objects.bulk_create([Job(kind=Job.Kind.EXPORT, status=Job.Status.SUCCEEDED) for _ in range(51)])
+        self.client.force_login(staff)
+        first = self.client.get(reverse("job-list")).content.decode()
+        self.assertIn("Page 1 of 2", first)
+        self.assertIn('href="?page=2" rel="next">Older ›</a>', first)
+        self.assertNotIn('rel="prev"', first)
+        second = self.client.get(reverse("job-list"), {"page": 2}).content.decode()
+        self.assertIn('href="?page=1" rel="prev">‹ Newer</a>', second)
+        self.assertEqual(second.count("data-job-id="), 1)
