@@ -8,15 +8,6 @@
   if (!root) return;
   var API = root.dataset.api || "/api/v1/";
 
-  function cookie(name) {
-    var parts = document.cookie ? document.cookie.split(";") : [];
-    for (var i = 0; i < parts.length; i++) {
-      var part = parts[i].trim();
-      if (part.indexOf(name + "=") === 0) return decodeURIComponent(part.slice(name.length + 1));
-    }
-    return "";
-  }
-
   /* The text of a server-highlighted element and its <mark> spans, as the API would send them. */
   function readHighlighted(container) {
     var text = "", spans = [];
@@ -58,7 +49,7 @@
     fetch(API + "annotation/items/" + form.dataset.item + "/adjudicate/", {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRFToken": cookie("csrftoken") },
+      headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
       body: JSON.stringify({ valid: valid, note: form.elements.note.value.trim() }),
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (data) {

@@ -40,20 +40,11 @@
     undone: {},       // item id -> the label we last sent, to prefill after an undo
   };
 
-  function cookie(name) {
-    var parts = document.cookie ? document.cookie.split(";") : [];
-    for (var i = 0; i < parts.length; i++) {
-      var part = parts[i].trim();
-      if (part.indexOf(name + "=") === 0) return decodeURIComponent(part.slice(name.length + 1));
-    }
-    return "";
-  }
-
   function api(method, path, body) {
     var options = {
       method: method,
       credentials: "same-origin",
-      headers: { "Accept": "application/json", "X-CSRFToken": cookie("csrftoken") },
+      headers: { "Accept": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
     };
     if (body !== undefined) {
       options.headers["Content-Type"] = "application/json";

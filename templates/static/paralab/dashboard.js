@@ -13,20 +13,11 @@
   var POLL_MS = 1500;
   var STATUSES = ["queued", "running", "succeeded", "failed"];
 
-  function cookie(name) {
-    var parts = document.cookie ? document.cookie.split(";") : [];
-    for (var i = 0; i < parts.length; i++) {
-      var part = parts[i].trim();
-      if (part.indexOf(name + "=") === 0) return decodeURIComponent(part.slice(name.length + 1));
-    }
-    return "";
-  }
-
   function request(method, url) {
     return fetch(url, {
       method: method,
       credentials: "same-origin",
-      headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRFToken": cookie("csrftoken") },
+      headers: { "Accept": "application/json", "Content-Type": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
       body: method === "POST" ? "{}" : undefined,
     }).then(function (response) {
       return response.json().catch(function () { return {}; }).then(function (data) {

@@ -9,17 +9,6 @@
   var ACTIVE = { queued: true, running: true };
   var STATUSES = ["queued", "running", "succeeded", "failed"];
 
-  function cookie(name) {
-    var parts = document.cookie ? document.cookie.split(";") : [];
-    for (var i = 0; i < parts.length; i++) {
-      var part = parts[i].trim();
-      if (part.indexOf(name + "=") === 0) {
-        return decodeURIComponent(part.slice(name.length + 1));
-      }
-    }
-    return "";
-  }
-
   function field(row, name) {
     return row.querySelector('[data-field="' + name + '"]');
   }
@@ -76,7 +65,7 @@
   function fetchJob(row) {
     return fetch(row.dataset.jobUrl, {
       credentials: "same-origin",
-      headers: { "Accept": "application/json", "X-CSRFToken": cookie("csrftoken") },
+      headers: { "Accept": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
     }).then(function (response) {
       if (response.status === 401 || response.status === 403) {
         // The session ended or lost staff rights: stop polling instead of hammering.
