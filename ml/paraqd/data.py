@@ -148,7 +148,13 @@ class TripletBatcher:
         chosen: list[list[int]] = []
         for members in self.groups:
             if self.max_per_anchor is not None and len(members) > self.max_per_anchor:
-                members = rng.sample(members, self.max_per_anchor)
+                # Human-model disagreements always make the cut (they are few and are what a
+                # retrain is for); the cap's other places go to a random subset of the rest.
+                hard = [i for i in members if self.triplets[i].is_hard]
+                rest = [i for i in members if not self.triplets[i].is_hard]
+                keep = rng.sample(hard, min(len(hard), self.max_per_anchor))
+                members = keep + rng.sample(rest, min(len(rest), self.max_per_anchor - len(keep)))
+                rng.shuffle(members)
             else:
                 members = members[:]
                 rng.shuffle(members)

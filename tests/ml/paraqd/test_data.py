@@ -63,6 +63,18 @@ def test_cap_per_anchor_draws_a_fresh_subset_each_epoch():
     assert len(set(map(frozenset, picked))) > 1
 
 
+def test_the_cap_always_keeps_disagreement_triplets():
+    triplets = grouped_triplets(n_anchors=2, per_anchor=8)
+    anchor = triplets[0].anchor
+    hard = [Triplet(anchor, f"{anchor} positive 0", f"gold negative {k}", source=f"{DISAGREEMENT_SOURCE}:gold:{k}")
+            for k in range(2)]
+    batcher = TripletBatcher(triplets + hard, batch_size=3, seed=5, max_per_anchor=3)
+    for epoch in range(6):
+        negatives = [b.texts[n] for b in batcher.epoch(epoch) for n in b.negative_index]
+        assert len(negatives) == 6  # the cap still holds: 3 per anchor
+        assert {"gold negative 0", "gold negative 1"} <= set(negatives)
+
+
 def test_deterministic_given_seed_and_epoch():
     triplets = grouped_triplets(n_anchors=10, per_anchor=3)
     first = list(TripletBatcher(triplets, batch_size=4, seed=7).epoch(0))
