@@ -60,6 +60,9 @@ def _train(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         progress=report,
         encoder=params.get("encoder") or None,
         time_budget_s=params.get("time_budget_s"),
+        config_overrides=params.get("config_overrides") or None,
+        balance_datasets=bool(params.get("balance_datasets")),
+        include_imported_pairs=bool(params.get("include_imported_pairs")),
     )
     return {
         "version": version.pk,

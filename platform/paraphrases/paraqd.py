@@ -650,6 +650,9 @@ def paraqd_train_start(
     user: AbstractBaseUser | None = None,
     encoder: str | None = None,
     time_budget_s: float | None = None,
+    config_overrides: dict[str, Any] | None = None,
+    balance_datasets: bool = False,
+    include_imported_pairs: bool = False,
     enqueue: bool = True,
 ) -> Job:
     """Queue a training job (gpu queue) once the transaction commits; ParaQDError for bad input.
@@ -659,7 +662,9 @@ def paraqd_train_start(
     from workers.paraqd import train_job
 
     datasets = datasets_by_name(dataset_names)
-    _train_config(preset=preset, encoder_path=base_encoder_path(encoder), epochs=epochs, time_budget_s=time_budget_s)
+    overrides = {k: v for k, v in (config_overrides or {}).items() if v is not None}
+    _train_config(preset=preset, encoder_path=base_encoder_path(encoder), epochs=epochs, time_budget_s=time_budget_s,
+                  overrides=overrides)
     if max_problems is not None and max_problems < 1:
         raise ParaQDError("--max-problems must be at least 1")
     job = job_create(
@@ -667,6 +672,8 @@ def paraqd_train_start(
         params={
             "model": KIND, "datasets": [d.name for d in datasets], "preset": preset, "epochs": epochs,
             "max_problems": max_problems, "activate": activate, "encoder": encoder, "time_budget_s": time_budget_s,
+            "config_overrides": overrides, "balance_datasets": balance_datasets,
+            "include_imported_pairs": include_imported_pairs,
         },
         dataset=datasets[0],
         created_by=user,

@@ -62,6 +62,25 @@ class ParaQDCommandTests(ParaQDSettingsMixin, TestCase):
                          synthesized["candidates_created"])
         self.assertEqual(run("synthesize_tests", "--dataset", "train-set")["candidates_created"], 0)
 
+    def test_loss_options_and_training_on_dev_pairs(self):
+        make_algebra("dev-pairs", texts=["Zoe reads 12 pages a day. How many pages does she read in 3 days?"],
+                     split="dev", source="paraqd-wide")
+        trained = run("train_paraqd", "--dataset", "train-set", "--dataset", "dev-pairs", "--epochs", "1",
+                      "--max-problems", "2", "--distance", "euclidean", "--lr", "0.0001", "--balance-datasets",
+                      "--include-imported-pairs")
+        version = ModelVersion.objects.get(pk=trained["version"])
+        self.assertEqual((version.params["distance"], version.params["margin"], version.params["lr"]),
+                         ("euclidean", 5.0, 0.0001))
+        snapshot = version.training_data
+        self.assertEqual((snapshot["balance_datasets"], snapshot["include_imported_pairs"]), (True, True))
+        # Balanced: one problem from each dataset, the dev-split pair question among them.
+        self.assertEqual(snapshot["problems_used"], 2)
+        self.assertEqual(Job.objects.get(pk=trained["job"]).params["config_overrides"],
+                         {"distance": "euclidean", "lr": 0.0001})
+        with self.assertRaisesMessage(CommandError, "--margin"):
+            call_command("train_paraqd", "--dataset", "train-set", "--margin", "-1", stdout=StringIO(),
+                         stderr=StringIO())
+
     def test_clear_errors_and_nothing_written(self):
         for args, message in (
             (("train_paraqd", "--dataset", "nope"), "no dataset named 'nope'"),

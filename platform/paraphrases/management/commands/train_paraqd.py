@@ -52,13 +52,26 @@ class Command(BaseCommand):
         parser.add_argument("--encoder", help="base encoder (default: PARALAB_SENTENCE_ENCODER)")
         parser.add_argument("--time-budget", type=_positive_float, metavar="SECONDS",
                             help="stop training before this many seconds (the model is still saved)")
+        parser.add_argument("--distance", choices=["cosine", "euclidean"],
+                            help="triplet distance (default: the preset's, cosine)")
+        parser.add_argument("--margin", type=_positive_float,
+                            help="triplet margin (default: 0.5 for cosine, 5 for euclidean)")
+        parser.add_argument("--loss", choices=["triplet", "mnrl"], help="loss (default: triplet)")
+        parser.add_argument("--lr", type=_positive_float, help="peak learning rate (default: the paper's 2e-5)")
+        parser.add_argument("--balance-datasets", action="store_true",
+                            help="with --max-problems, take problems from the datasets in turn")
+        parser.add_argument("--include-imported-pairs", action="store_true",
+                            help="also train on labelled pairs imported as train/dev data (never test or split-less ones)")
 
     def handle(self, *args, dataset: list[str], epochs, max_problems, preset: str, activate: bool,
                encoder: str | None, time_budget: float | None, **options) -> None:
+        overrides = {name: options[name] for name in ("distance", "margin", "loss", "lr")}
         try:
             job = paraqd_train_start(
                 dataset_names=dataset, preset=preset, epochs=epochs, max_problems=max_problems,
-                activate=activate, encoder=encoder, time_budget_s=time_budget, enqueue=False,
+                activate=activate, encoder=encoder, time_budget_s=time_budget, config_overrides=overrides,
+                balance_datasets=options["balance_datasets"], include_imported_pairs=options["include_imported_pairs"],
+                enqueue=False,
             )
         except ParaQDError as exc:
             raise CommandError(str(exc)) from exc
