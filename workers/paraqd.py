@@ -63,6 +63,7 @@ def _train(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         config_overrides=params.get("config_overrides") or None,
         balance_datasets=bool(params.get("balance_datasets")),
         include_imported_pairs=bool(params.get("include_imported_pairs")),
+        eval_dataset_name=params.get("eval_dataset") or None,
     )
     return {
         "version": version.pk,

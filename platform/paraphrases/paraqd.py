@@ -521,6 +521,7 @@ def paraqd_train(
     config_overrides: dict[str, Any] | None = None,
     balance_datasets: bool = False,
     include_imported_pairs: bool = False,
+    eval_dataset_name: str | None = None,
 ) -> ModelVersion:
     """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
     (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
@@ -528,6 +529,9 @@ def paraqd_train(
     Training writes into a fresh partial directory that is deleted when anything fails; the
     version row is created, the directory renamed to its final name and (optionally) the version
     activated only after training succeeded, so a failure leaves the active model as it was.
+    ``eval_dataset_name``: a dataset whose gold-labelled pairs are scored after every epoch; the
+    curve is stored in ``metrics["training"]["eval_history"]`` (a validation set such as the paper's
+    aqua_val, never the test set one reports on, if the curve is used to choose settings).
     ``time_budget_s`` is the wall-clock budget of the whole call: building the triplets counts
     against it, and training gets what is left. ``config_overrides`` change fields of the preset's
     :class:`ml.paraqd.ParaQDTrainConfig` (e.g. ``{"distance": "euclidean"}``; None values are ignored).
@@ -545,6 +549,12 @@ def paraqd_train(
                 progress(1.0, f"version {done.pk} was already trained by this job")
             return modelversion_activate(version=done) if activate else done
     datasets = datasets_by_name(dataset_names)
+    eval_pairs = None
+    if eval_dataset_name:
+        pairs = gold_pairs(dataset=datasets_by_name([eval_dataset_name])[0])
+        if not pairs:
+            raise ParaQDError(f"dataset {eval_dataset_name!r} has no gold-labelled pairs to evaluate on")
+        eval_pairs = [(question, paraphrase, valid) for _, question, paraphrase, valid in pairs]
     encoder_name = encoder or settings.PARALAB_SENTENCE_ENCODER
     encoder_path = base_encoder_path(encoder_name)
     config = _train_config(
@@ -588,7 +598,7 @@ def paraqd_train(
     partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
     final: Path | None = None
     try:
-        result = train_paraqd(config, triplets, partial, progress=_scaled(progress, 0.3, 0.95))
+        result = train_paraqd(config, triplets, partial, progress=_scaled(progress, 0.3, 0.95), eval_pairs=eval_pairs)
         summary = result.summary()
         metrics = {
             "training": {
@@ -603,6 +613,8 @@ def paraqd_train(
                 "stop_reason": result.stop_reason,
                 "final_loss": result.loss_history[-1] if result.loss_history else None,
                 "loss_curve": summary.get("loss_curve", []),
+                "eval_dataset": eval_dataset_name,
+                "eval_history": _json_safe(result.eval_history),
             },
         }
         params = {**_json_safe(config.to_dict()), "preset": preset, "encoder_setting": encoder_name}
@@ -653,6 +665,7 @@ def paraqd_train_start(
     config_overrides: dict[str, Any] | None = None,
     balance_datasets: bool = False,
     include_imported_pairs: bool = False,
+    eval_dataset_name: str | None = None,
     enqueue: bool = True,
 ) -> Job:
     """Queue a training job (gpu queue) once the transaction commits; ParaQDError for bad input.
@@ -662,6 +675,8 @@ def paraqd_train_start(
     from workers.paraqd import train_job
 
     datasets = datasets_by_name(dataset_names)
+    if eval_dataset_name:
+        datasets_by_name([eval_dataset_name])
     overrides = {k: v for k, v in (config_overrides or {}).items() if v is not None}
     _train_config(preset=preset, encoder_path=base_encoder_path(encoder), epochs=epochs, time_budget_s=time_budget_s,
                   overrides=overrides)
@@ -673,7 +688,7 @@ def paraqd_train_start(
             "model": KIND, "datasets": [d.name for d in datasets], "preset": preset, "epochs": epochs,
             "max_problems": max_problems, "activate": activate, "encoder": encoder, "time_budget_s": time_budget_s,
             "config_overrides": overrides, "balance_datasets": balance_datasets,
-            "include_imported_pairs": include_imported_pairs,
+            "include_imported_pairs": include_imported_pairs, "eval_dataset": eval_dataset_name,
         },
         dataset=datasets[0],
         created_by=user,

@@ -75,11 +75,22 @@ class ParaQDCommandTests(ParaQDSettingsMixin, TestCase):
         self.assertEqual((snapshot["balance_datasets"], snapshot["include_imported_pairs"]), (True, True))
         # Balanced: one problem from each dataset, the dev-split pair question among them.
         self.assertEqual(snapshot["problems_used"], 2)
+        self.assertIsNone(version.metrics["training"]["eval_dataset"])
         self.assertEqual(Job.objects.get(pk=trained["job"]).params["config_overrides"],
                          {"distance": "euclidean", "lr": 0.0001})
         with self.assertRaisesMessage(CommandError, "--margin"):
             call_command("train_paraqd", "--dataset", "train-set", "--margin", "-1", stdout=StringIO(),
                          stderr=StringIO())
+
+    def test_eval_dataset_records_a_curve_per_epoch(self):
+        trained = run("train_paraqd", "--dataset", "train-set", "--epochs", "2", "--max-problems", "2",
+                      "--eval-dataset", "eval-set")
+        training = ModelVersion.objects.get(pk=trained["version"]).metrics["training"]
+        self.assertEqual(training["eval_dataset"], "eval-set")
+        self.assertEqual([point["epoch"] for point in training["eval_history"]], [1.0, 2.0])
+        self.assertTrue(all(point["n"] == 8 and "separation" in point for point in training["eval_history"]))
+        with self.assertRaisesMessage(CommandError, "no dataset named 'nope'"):
+            call_command("train_paraqd", "--dataset", "train-set", "--eval-dataset", "nope", stdout=StringIO())
 
     def test_clear_errors_and_nothing_written(self):
         for args, message in (

@@ -60,6 +60,8 @@ class Command(BaseCommand):
         parser.add_argument("--lr", type=_positive_float, help="peak learning rate (default: the paper's 2e-5)")
         parser.add_argument("--balance-datasets", action="store_true",
                             help="with --max-problems, take problems from the datasets in turn")
+        parser.add_argument("--eval-dataset", metavar="NAME",
+                            help="score this dataset's gold-labelled pairs after every epoch (a validation set)")
         parser.add_argument("--include-imported-pairs", action="store_true",
                             help="also train on labelled pairs imported as train/dev data (never test or split-less ones)")
 
@@ -71,6 +73,7 @@ class Command(BaseCommand):
                 dataset_names=dataset, preset=preset, epochs=epochs, max_problems=max_problems,
                 activate=activate, encoder=encoder, time_budget_s=time_budget, config_overrides=overrides,
                 balance_datasets=options["balance_datasets"], include_imported_pairs=options["include_imported_pairs"],
+                eval_dataset_name=options["eval_dataset"],
                 enqueue=False,
             )
         except ParaQDError as exc:
