@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import math
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+
+from ..serialization import json_safe
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -161,18 +162,6 @@ def score_pairs(
 
 
 # Saving and loading ------------------------------------------------------------------------------
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, (np.floating, np.integer)):
-        return _json_safe(value.item())
-    return value
-
-
 def save_model(
     model: SentenceTransformer,
     output_dir: str | os.PathLike,
@@ -202,7 +191,7 @@ def save_model(
         "training": training or {},
     }
     with open(os.path.join(output_dir, METADATA_FILE), "w", encoding="utf-8") as f:
-        json.dump(_json_safe(metadata), f, indent=2, sort_keys=True)
+        json.dump(json_safe(metadata), f, indent=2, sort_keys=True)
     return output_dir
 
 

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.utils import timezone
 
+from ml.serialization import json_safe
+
 from .models import ModelVersion
 from .selectors import RETRAINABLE_KINDS, human_gold_labels, modelversion_active, paraqd_threshold
 from .services import RetrainError, modelversion_activate, modelversion_set_metrics
@@ -139,14 +141,6 @@ def retrain_gold_split() -> GoldSplit:
     return split
 
 
-def _finite_or_none(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
-    return value
-
-
 def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold: float | None = None) -> dict:
     """CONTRACT.md's evaluation metrics of ``model`` on ``pairs`` (a class missing from the pairs
     makes its mean and the separation None)."""
@@ -157,7 +151,7 @@ def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold
     scores = scorer.score([p.question for p in pairs], [p.paraphrase for p in pairs])
     labels = [int(p.valid) for p in pairs]
     threshold = paraqd_threshold() if threshold is None else threshold
-    metrics = _finite_or_none(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    metrics = json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
     # The two score distributions, which /dashboard/ plots when the model has no other evaluation.
     metrics["histogram"] = score_histogram([float(s) for s in scores], labels)
     return metrics

@@ -46,6 +46,7 @@ from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active, modelversion_get
+from ml.serialization import json_safe
 from ml.similarity import SentenceSimilarity
 from modelhub.services import modelversion_activate, modelversion_create, modelversion_set_metrics
 
@@ -614,10 +615,10 @@ def paraqd_train(
                 "final_loss": result.loss_history[-1] if result.loss_history else None,
                 "loss_curve": summary.get("loss_curve", []),
                 "eval_dataset": eval_dataset_name,
-                "eval_history": _json_safe(result.eval_history),
+                "eval_history": json_safe(result.eval_history),
             },
         }
-        params = {**_json_safe(config.to_dict()), "preset": preset, "encoder_setting": encoder_name}
+        params = {**json_safe(config.to_dict()), "preset": preset, "encoder_setting": encoder_name}
         with transaction.atomic():
             version = modelversion_create(
                 kind=KIND, base_model=encoder_name, artifact_path="", training_data=snapshot, params=params,
@@ -639,17 +640,6 @@ def paraqd_train(
         progress(1.0, f"version {version.pk} ({version.status}) at {version.artifact_path}")
     logger.info("trained ParaQD version %s on %s in %.1f s", version.pk, [d.name for d in datasets], result.seconds)
     return version
-
-
-def _json_safe(value: Any) -> Any:
-    """``value`` with NaN and infinities as None (JSON has neither)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 def paraqd_train_start(
@@ -875,7 +865,7 @@ def paraqd_evaluate(
         progress(0.1, f"scoring {len(pairs)} gold-labelled pairs with {scoring.label}")
     scores = _scorer(scoring).score([p[1] for p in pairs], [p[2] for p in pairs])
     labels = [int(p[3]) for p in pairs]
-    metrics = _json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    metrics = json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
     result: dict[str, Any] = {
         **metrics,
         "threshold": threshold,
