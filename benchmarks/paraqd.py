@@ -22,11 +22,13 @@ and writes the table to ``docs/results/paraqd.md`` (``--out``), keeping earlier 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -141,6 +143,15 @@ def torch_threads() -> int:
     return torch.get_num_threads()
 
 
+def validation_lines(name: str | None, history: list[dict]) -> list[str]:
+    """The per-epoch validation curve (held-out aqua_val questions), if there was one."""
+    if not name or not history:
+        return []
+    points = ", ".join(f"epoch {h['epoch']:g}: sep {h['separation']:.3f} / wF1(hm) {h['weighted_f1_hm']:.3f}"
+                       for h in history)
+    return ["", f"Validation (`{name}`, {history[-1]['n']} held-out aqua_val pairs, never trained on): {points}."]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max-problems", type=int, default=800, help="training problems (operators run on each)")
@@ -150,6 +161,13 @@ def main() -> None:
     parser.add_argument("--aqua-val", action="store_true",
                         help="also train on the paper's operator outputs for AQuA dev (paraqd/aqua_val.csv, imported "
                              "with import_pairs --format paraqd-wide --split dev)")
+    parser.add_argument("--aqua-val-holdout", type=int, default=0, metavar="N",
+                        help="with --aqua-val: keep the last N aqua_val questions out of training and score their "
+                             "pairs after every epoch (a validation curve that does not touch AQUA_test)")
+    parser.add_argument("--pairing", default="cycle", choices=["cycle", "all"],
+                        help="a question's triplets: max(#pos, #neg) in turn (default) or every positive with every negative")
+    parser.add_argument("--max-triplets-per-question", type=int, default=None,
+                        help="per-question cap per epoch (default: 6 with cycle, none with all)")
     parser.add_argument("--budget-min", type=float, default=60.0, help="wall-clock budget of the training step")
     parser.add_argument("--epochs", type=int, default=9, help="planned epochs (the budget may stop earlier)")
     parser.add_argument("--distance", default="euclidean", choices=["cosine", "euclidean"])
@@ -179,10 +197,26 @@ def main() -> None:
         extra = ["--split", split] if split else []
         manage("import_problems", str(path), "--dataset", name, "--format", fmt, *extra)
         train_names.append(name)
+    holdout_name = None
     if args.aqua_val:
         name = f"bench-aqua-val-{stamp}"
-        manage("import_pairs", str(DATA / "paraqd" / "aqua_val.csv"), "--dataset", name, "--format", "paraqd-wide",
-               "--split", "dev")
+        aqua_val = DATA / "paraqd" / "aqua_val.csv"
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.aqua_val_holdout > 0:
+                # Split by question: the held-out part is imported as split test, so none of its
+                # questions can be trained on, and serves as the per-epoch validation set.
+                with aqua_val.open(newline="", encoding="utf-8") as handle:
+                    rows = list(csv.reader(handle))
+                header, body = rows[0], rows[1:]
+                parts = {"train": body[:-args.aqua_val_holdout], "holdout": body[-args.aqua_val_holdout:]}
+                for part, part_rows in parts.items():
+                    with open(Path(tmp) / f"{part}.csv", "w", newline="", encoding="utf-8") as handle:
+                        csv.writer(handle).writerows([header, *part_rows])
+                holdout_name = f"bench-aqua-val-holdout-{stamp}"
+                manage("import_pairs", str(Path(tmp) / "holdout.csv"), "--dataset", holdout_name,
+                       "--format", "paraqd-wide", "--split", "test")
+                aqua_val = Path(tmp) / "train.csv"
+            manage("import_pairs", str(aqua_val), "--dataset", name, "--format", "paraqd-wide", "--split", "dev")
         train_names.append(name)
     import_s = time.perf_counter() - started
     print(f"imported in {import_s:.1f} s: {imported}", flush=True)
@@ -212,8 +246,9 @@ def main() -> None:
     version = paraqd_train(
         dataset_names=train_names, preset="paper", epochs=args.epochs, max_problems=args.max_problems,
         time_budget_s=args.budget_min * 60.0, progress=progress,
-        config_overrides={"distance": args.distance, "margin": args.margin, "loss": args.loss, "lr": args.lr},
-        balance_datasets=not args.no_balance, include_imported_pairs=args.aqua_val,
+        config_overrides={"distance": args.distance, "margin": args.margin, "loss": args.loss, "lr": args.lr,
+                          "triplet_pairing": args.pairing, "max_triplets_per_anchor": args.max_triplets_per_question},
+        balance_datasets=not args.no_balance, include_imported_pairs=args.aqua_val, eval_dataset_name=holdout_name,
     )
     train_wall = time.perf_counter() - train_start
     trained = paraqd_evaluate(dataset=test_dataset, model=version)
@@ -238,6 +273,9 @@ def main() -> None:
         + (f" --loss {args.loss}" if args.loss != "triplet" else "")
         + (f" --lr {args.lr:g}" if args.lr is not None else "") + (" --no-balance" if args.no_balance else "")
         + (" --aqua-val" if args.aqua_val else "")
+        + (f" --aqua-val-holdout {args.aqua_val_holdout}" if args.aqua_val_holdout else "")
+        + (f" --pairing {args.pairing}" if args.pairing != "cycle" else "")
+        + (f" --max-triplets-per-question {args.max_triplets_per_question}" if args.max_triplets_per_question else "")
         + "`",
         "",
         f"Hardware: {hardware()}; Python {platform.python_version()}; training ran with "
@@ -251,7 +289,7 @@ def main() -> None:
         f"{snapshot['triplets']} triplets; operator outputs {json.dumps(snapshot['outputs_per_operator'])}.",
         f"Loss: {params['loss']}, distance {params['distance']}, margin {params['margin']:g}; AdamW lr {params['lr']:g}, "
         f"weight decay {params['weight_decay']:g}, warm-up {params['warmup_ratio']:g}, batch {params['batch_size']}, "
-        f"≤{params['max_triplets_per_anchor']} triplets per question per epoch, seed {params['seed']}, "
+        f"{params.get('triplet_pairing', 'cycle')} pairing, ≤{params['max_triplets_per_anchor'] or 'all'} triplets per question per epoch, seed {params['seed']}, "
         f"max_seq_length {params['max_seq_length']}.",
         f"Training step wall time {train_wall / 60:.1f} min (budget {args.budget_min:g} min): operators "
         f"{snapshot.get('seconds', float('nan')) / 60:.1f} min, "
@@ -259,6 +297,7 @@ def main() -> None:
         f"{training['planned_steps']} steps, {training['triplets_seen']} triplets "
         f"({training['triplets_per_second']:.1f}/s), {training['epochs_completed']} full epochs"
         + (f"; stopped early: {training['stop_reason']}" if training["stopped_early"] else "") + ".",
+        *validation_lines(holdout_name, training.get("eval_history") or []),
         "",
         "| model | macro P | macro R | macro F1 (sklearn) | macro F1 (hm) | weighted P | weighted R | "
         "weighted F1 (sklearn) | weighted F1 (hm) | μ+ | μ− | separation |",

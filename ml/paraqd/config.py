@@ -20,7 +20,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["DEFAULT_ENCODER", "DEFAULT_MARGINS", "ParaQDTrainConfig"]
+__all__ = ["DEFAULT_ENCODER", "DEFAULT_MARGINS", "PAIRINGS", "ParaQDTrainConfig"]
 
 # The platform setting's default value; resolved by ml.paraqd.model.resolve_encoder_path.
 DEFAULT_ENCODER = "packaged:all-MiniLM-L6-v2"
@@ -29,6 +29,7 @@ DEFAULT_ENCODER = "packaged:all-MiniLM-L6-v2"
 DEFAULT_MARGINS = {"cosine": 0.5, "euclidean": 5.0}
 
 LOSSES = ("triplet", "mnrl")
+PAIRINGS = ("cycle", "all")
 DISTANCES = ("cosine", "euclidean")
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -69,6 +70,11 @@ class ParaQDTrainConfig:
     seed: int = field(default=3407, metadata={"help": (
         "Global seed (Python, NumPy, torch) set at the start of training, and the batch-order seed.")})
     device: str = field(default="auto", metadata={"help": "'auto' (cuda if available, else cpu), 'cpu' or 'cuda'."})
+    triplet_pairing: str = field(default="cycle", metadata={"help": (
+        "How a question's positives and negatives become triplets when the training data is built: "
+        "'cycle' pairs them in turn, max(#positives, #negatives) triplets (the authors' recipe); "
+        "'all' takes every positive with every negative, #positives x #negatives triplets from the "
+        "same texts, so one encoding of each text serves several triplets (more signal per CPU second).")})
     max_triplets_per_anchor: int | None = field(default=None, metadata={"help": (
         "Cap on triplets per anchor per epoch; a different random subset is drawn each epoch. "
         "None uses all. The authors used max(#positive, #negative operators) = 6.")})
@@ -99,6 +105,8 @@ class ParaQDTrainConfig:
             raise ValueError("encoder must name a sentence encoder (packaged:..., a directory or a hub id)")
         if self.loss not in LOSSES:
             raise ValueError(f"loss must be one of {LOSSES}, got {self.loss!r}")
+        if self.triplet_pairing not in PAIRINGS:
+            raise ValueError(f"triplet_pairing must be one of {PAIRINGS}, got {self.triplet_pairing!r}")
         if self.distance not in DISTANCES:
             raise ValueError(f"distance must be one of {DISTANCES}, got {self.distance!r}")
         if self.margin is None:

@@ -271,19 +271,29 @@ def gold_is_hard(*, gold_valid: bool, model_score: float | None, threshold: floa
     return (model_score > threshold) != bool(gold_valid)
 
 
-def _anchor_triplets(anchor: str, positives: list[_Example], negatives: list[_Example], rng: random.Random) -> list:
-    """max(#positives, #negatives) triplets: both lists shuffled, the shorter one cycled, so every
-    positive and every negative appears at least once (the authors' recipe, METHODS.md)."""
+def _anchor_triplets(
+    anchor: str, positives: list[_Example], negatives: list[_Example], rng: random.Random, pairing: str = "cycle"
+) -> list:
+    """One question's triplets. ``pairing="cycle"``: max(#positives, #negatives) triplets, both
+    lists shuffled and the shorter one cycled, so every positive and every negative appears at least
+    once (the authors' recipe, METHODS.md). ``pairing="all"``: every positive with every negative
+    (#positives x #negatives). A triplet is a disagreement (hard) one when either side is."""
     from ml.paraqd import DISAGREEMENT_SOURCE, Triplet
 
     if not positives or not negatives:
         return []
+    if pairing not in ("cycle", "all"):
+        raise ParaQDError(f"triplet pairing must be 'cycle' or 'all', not {pairing!r}")
     positives, negatives = positives[:], negatives[:]
     rng.shuffle(positives)
     rng.shuffle(negatives)
+    if pairing == "all":
+        combos = [(pos, neg) for pos in positives for neg in negatives]
+    else:
+        combos = [(positives[i % len(positives)], negatives[i % len(negatives)])
+                  for i in range(max(len(positives), len(negatives)))]
     triplets = []
-    for i in range(max(len(positives), len(negatives))):
-        pos, neg = positives[i % len(positives)], negatives[i % len(negatives)]
+    for pos, neg in combos:
         hard = pos.hard or neg.hard
         source = f"{pos.source}/{neg.source}"
         triplets.append(Triplet(
@@ -353,6 +363,7 @@ def paraqd_training_triplets(
     resources: dict[str, Any] | None = None,
     progress: Progress | None = None,
     exclude_candidate_ids: Collection[int] = (),
+    pairing: str = "cycle",
 ) -> tuple[list[Triplet], dict[str, Any]]:
     """Triplets for training a ParaQD scorer on ``datasets``, and a snapshot of what went in.
 
@@ -364,7 +375,8 @@ def paraqd_training_triplets(
     paraphrases as positives, invalid ones as negatives; one that the active model scores on the
     wrong side of ``threshold`` is a hard example (its triplets' source starts with
     ``disagreement``, which the trainer weights by ``hard_example_weight``). Gold labels of
-    ``exclude_candidate_ids`` stay out (a held-out evaluation split).
+    ``exclude_candidate_ids`` stay out (a held-out evaluation split). ``pairing`` says how a
+    question's positives and negatives are combined (see :func:`_anchor_triplets`).
 
     The snapshot holds the dataset ids and names, the problem counts (used, left out and why),
     outputs per operator, the gold label ids, the triplet count and a sha256 of the triplets.
@@ -420,7 +432,7 @@ def paraqd_training_triplets(
             (positives if spec.valid else negatives).append(_Example(result.text, spec.name))
         for valid, example in gold_by_problem.get(problem_id, []):
             (positives if valid else negatives).append(example)
-        made = _anchor_triplets(text, positives, negatives, rng)
+        made = _anchor_triplets(text, positives, negatives, rng, pairing)
         if made:
             golds_here = [ex for _, ex in gold_by_problem.get(problem_id, [])]
             gold_used += [int(ex.source.split(":", 1)[1]) for ex in golds_here]
@@ -446,6 +458,7 @@ def paraqd_training_triplets(
         "include_imported_pairs": include_imported_pairs,
         "max_problems": max_problems,
         "balance_datasets": balance_datasets,
+        "pairing": pairing,
         "outputs_per_operator": dict(sorted(applied.items())),
         "not_applicable_per_operator": dict(sorted(not_applicable.items())),
         "gold_label_ids": sorted(gold_used),
@@ -479,6 +492,9 @@ def _train_config(
         overrides["time_budget_s"] = time_budget_s
     if "distance" in requested and "margin" not in requested:
         overrides["margin"] = None  # the distance's own default margin
+    if requested.get("triplet_pairing") == "all" and "max_triplets_per_anchor" not in requested:
+        # The preset's cap (6 a question) would throw most of the all-pairs triplets away.
+        overrides["max_triplets_per_anchor"] = None
     overrides.update(requested)
     factory = ParaQDTrainConfig.paper if preset == "paper" else ParaQDTrainConfig.tiny
     try:
@@ -569,6 +585,7 @@ def paraqd_train(
         resources=operator_resources(encoder=encoder_name),
         progress=_scaled(progress, 0.0, 0.3),
         exclude_candidate_ids=exclude_candidate_ids,
+        pairing=config.triplet_pairing,
     )
     if not triplets:
         names = ", ".join(d.name for d in datasets)

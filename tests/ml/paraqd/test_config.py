@@ -38,6 +38,7 @@ def test_every_field_has_help_text():
     ({"encoder": " "}, "encoder"),
     ({"loss": "contrastive"}, "loss must be one of"),
     ({"distance": "manhattan"}, "distance must be one of"),
+    ({"triplet_pairing": "every"}, "triplet_pairing must be one of"),
     ({"margin": 0}, "margin must be > 0"),
     ({"lr": 0}, "lr must be > 0"),
     ({"weight_decay": -0.1}, "weight_decay"),

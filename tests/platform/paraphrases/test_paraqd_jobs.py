@@ -98,6 +98,24 @@ class TrainJobTests(JobTestCase):
         with self.assertRaisesMessage(ParaQDError, "margin must be > 0"):
             paraqd_train(dataset_names=["algebra"], operators=["f2", "f6"], config_overrides={"margin": -1.0})
 
+    def test_all_pairing_reaches_the_data_and_lifts_the_per_question_cap(self):
+        cycled = paraqd_train(dataset_names=["algebra"], operators=["f2", "f3", "f6", "f8"], max_problems=2,
+                              preset="paper", epochs=1)
+        paired = paraqd_train(dataset_names=["algebra"], operators=["f2", "f3", "f6", "f8"], max_problems=2,
+                              preset="paper", epochs=1, config_overrides={"triplet_pairing": "all"})
+        self.assertEqual(cycled.params["max_triplets_per_anchor"], 6)  # the paper preset's cap
+        self.assertIsNone(paired.params["max_triplets_per_anchor"])
+        self.assertEqual(paired.training_data["pairing"], "all")
+        self.assertGreater(paired.training_data["triplets"], cycled.training_data["triplets"])
+        # Every triplet was trained on: nothing capped away.
+        self.assertEqual(paired.metrics["training"]["triplets_seen"], paired.training_data["triplets"])
+        capped = paraqd_train(dataset_names=["algebra"], operators=["f2", "f3", "f6", "f8"], max_problems=2,
+                              preset="paper", epochs=1,
+                              config_overrides={"triplet_pairing": "all", "max_triplets_per_anchor": 2})
+        self.assertEqual(capped.metrics["training"]["triplets_seen"], 4)
+        with self.assertRaisesMessage(ParaQDError, "triplet_pairing must be one of"):
+            paraqd_train(dataset_names=["algebra"], config_overrides={"triplet_pairing": "every"})
+
     def test_activate_retires_the_previous_version(self):
         old = modelversion_activate(version=modelversion_create(kind="paraqd", base_model="x", artifact_path="/nope"))
         job = self.train(activate=True, epochs=1, max_problems=2)

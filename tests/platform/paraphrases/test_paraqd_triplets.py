@@ -94,6 +94,20 @@ class TrainingTripletTests(TestCase):
         _, other_seed = self.build(seed=1)
         self.assertEqual(other_seed["seed"], 1)
 
+    def test_all_pairing_takes_every_positive_with_every_negative(self):
+        cycled, _ = self.build()
+        paired, snapshot = self.build(pairing="all")
+        self.assertEqual(snapshot["pairing"], "all")
+        for problem in self.problems:
+            mine = [t for t in cycled if t.anchor == problem.text]
+            positives, negatives = {t.positive for t in mine}, {t.negative for t in mine}
+            every = {(t.positive, t.negative) for t in paired if t.anchor == problem.text}
+            # The same texts, now in every combination, each once.
+            self.assertEqual(every, {(p, n) for p in positives for n in negatives})
+            self.assertEqual(len([t for t in paired if t.anchor == problem.text]), len(positives) * len(negatives))
+        with self.assertRaisesMessage(ParaQDError, "pairing"):
+            self.build(pairing="some")
+
     def test_max_problems_and_bad_operator(self):
         triplets, snapshot = self.build(max_problems=2)
         self.assertEqual(len({t.anchor for t in triplets}), 2)
@@ -138,6 +152,13 @@ class TrainingTripletTests(TestCase):
         triplets, snapshot = self.build(max_problems=2)  # problems with gold labels come first
         self.assertEqual(snapshot["gold_label_ids"], sorted([agreed.pk, adjudicated.pk]))
         self.assertEqual(snapshot["hard_examples"], 1)
+        # Paired with every negative, the hard positive makes every one of its triplets hard, and
+        # no triplet without it is.
+        paired, _ = self.build(max_problems=2, pairing="all")
+        hard = [t for t in paired if t.is_hard]
+        self.assertTrue(hard)
+        self.assertTrue(all(t.positive == valid.text for t in hard))
+        self.assertEqual(len(hard), len({t.negative for t in paired if t.anchor == p0.text}))
         with_valid = [t for t in triplets if t.positive == valid.text]
         with_invalid = [t for t in triplets if t.negative == invalid.text]
         self.assertTrue(with_valid and with_invalid)

@@ -58,6 +58,11 @@ class Command(BaseCommand):
                             help="triplet margin (default: 0.5 for cosine, 5 for euclidean)")
         parser.add_argument("--loss", choices=["triplet", "mnrl"], help="loss (default: triplet)")
         parser.add_argument("--lr", type=_positive_float, help="peak learning rate (default: the paper's 2e-5)")
+        parser.add_argument("--pairing", choices=["cycle", "all"], dest="triplet_pairing",
+                            help="a question's triplets: 'cycle' max(#pos, #neg) (default, the authors' recipe) "
+                                 "or 'all' every positive with every negative (lifts the per-question cap)")
+        parser.add_argument("--max-triplets-per-question", type=_positive_int, dest="max_triplets_per_anchor",
+                            help="triplets per question per epoch (default: the preset's, 6; none with --pairing all)")
         parser.add_argument("--balance-datasets", action="store_true",
                             help="with --max-problems, take problems from the datasets in turn")
         parser.add_argument("--eval-dataset", metavar="NAME",
@@ -67,7 +72,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, dataset: list[str], epochs, max_problems, preset: str, activate: bool,
                encoder: str | None, time_budget: float | None, **options) -> None:
-        overrides = {name: options[name] for name in ("distance", "margin", "loss", "lr")}
+        overrides = {name: options[name] for name in ("distance", "margin", "loss", "lr",
+                                                     "triplet_pairing", "max_triplets_per_anchor")}
         try:
             job = paraqd_train_start(
                 dataset_names=dataset, preset=preset, epochs=epochs, max_problems=max_problems,
