@@ -243,13 +243,19 @@ def main() -> None:
         print(line, flush=True)
 
     train_start = time.perf_counter()
-    version = paraqd_train(
-        dataset_names=train_names, preset="paper", epochs=args.epochs, max_problems=args.max_problems,
-        time_budget_s=args.budget_min * 60.0, progress=progress,
-        config_overrides={"distance": args.distance, "margin": args.margin, "loss": args.loss, "lr": args.lr,
-                          "triplet_pairing": args.pairing, "max_triplets_per_anchor": args.max_triplets_per_question},
-        balance_datasets=not args.no_balance, include_imported_pairs=args.aqua_val, eval_dataset_name=holdout_name,
-    )
+    try:
+        version = paraqd_train(
+            dataset_names=train_names, preset="paper", epochs=args.epochs, max_problems=args.max_problems,
+            time_budget_s=args.budget_min * 60.0, progress=progress,
+            config_overrides={"distance": args.distance, "margin": args.margin, "loss": args.loss, "lr": args.lr,
+                              "triplet_pairing": args.pairing, "max_triplets_per_anchor": args.max_triplets_per_question},
+            balance_datasets=not args.no_balance, include_imported_pairs=args.aqua_val, eval_dataset_name=holdout_name,
+        )
+    finally:
+        if holdout_name:
+            # Its questions are imported as split test: left in the database, they would keep a
+            # later run in the same database from training on them.
+            Dataset.objects.filter(name=holdout_name).delete()
     train_wall = time.perf_counter() - train_start
     trained = paraqd_evaluate(dataset=test_dataset, model=version)
     print("trained:", json.dumps(trained), flush=True)
