@@ -282,8 +282,6 @@ def _anchor_triplets(
 
     if not positives or not negatives:
         return []
-    if pairing not in ("cycle", "all"):
-        raise ParaQDError(f"triplet pairing must be 'cycle' or 'all', not {pairing!r}")
     positives, negatives = positives[:], negatives[:]
     rng.shuffle(positives)
     rng.shuffle(negatives)
@@ -382,9 +380,12 @@ def paraqd_training_triplets(
     outputs per operator, the gold label ids, the triplet count and a sha256 of the triplets.
     """
     from ml.operators import get_operator
+    from ml.paraqd.config import PAIRINGS
 
     if max_problems is not None and max_problems < 1:
         raise ParaQDError("--max-problems must be at least 1")
+    if pairing not in PAIRINGS:
+        raise ParaQDError(f"triplet pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
     progress = _scaled(progress, 0.0, 1.0)
     names = list(operators) if operators is not None else default_training_operators()
     specs = []
