@@ -152,6 +152,15 @@ def validation_lines(name: str | None, history: list[dict]) -> list[str]:
     return ["", f"Validation (`{name}`, {history[-1]['n']} held-out aqua_val pairs, never trained on): {points}."]
 
 
+def operator_names(value: str | None) -> list[str] | None:
+    """``--operators``: None (the platform's default set), [] for 'none', else the named ones."""
+    if value is None:
+        return None
+    if value.strip().lower() == "none":
+        return []
+    return [name.strip() for name in value.split(",") if name.strip()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--max-problems", type=int, default=800, help="training problems (operators run on each)")
@@ -168,6 +177,11 @@ def main() -> None:
                         help="a question's triplets: max(#pos, #neg) in turn (default) or every positive with every negative")
     parser.add_argument("--max-triplets-per-question", type=int, default=None,
                         help="per-question cap per epoch (default: 6 with cycle, none with all)")
+    parser.add_argument("--operators", default=None, metavar="NAMES",
+                        help="comma-separated training operators (default: the platform's default set); 'none' "
+                             "trains on the imported aqua_val outputs only (needs --aqua-val)")
+    parser.add_argument("--operator-draws", type=int, default=1,
+                        help="apply each stochastic operator N times per question (distinct outputs pooled)")
     parser.add_argument("--budget-min", type=float, default=60.0, help="wall-clock budget of the training step")
     parser.add_argument("--epochs", type=int, default=9, help="planned epochs (the budget may stop earlier)")
     parser.add_argument("--distance", default="euclidean", choices=["cosine", "euclidean"])
@@ -177,6 +191,8 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a line added to the report")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
+    if operator_names(args.operators) == [] and not args.aqua_val:
+        parser.error("--operators none leaves nothing to train on without --aqua-val")
     if not os.environ.get("DATABASE_URL"):
         sys.exit("set DATABASE_URL (the benchmark is meant for PostgreSQL)")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paralab.settings")
@@ -248,8 +264,10 @@ def main() -> None:
             dataset_names=train_names, preset="paper", epochs=args.epochs, max_problems=args.max_problems,
             time_budget_s=args.budget_min * 60.0, progress=progress,
             config_overrides={"distance": args.distance, "margin": args.margin, "loss": args.loss, "lr": args.lr,
-                              "triplet_pairing": args.pairing, "max_triplets_per_anchor": args.max_triplets_per_question},
+                              "triplet_pairing": args.pairing, "max_triplets_per_anchor": args.max_triplets_per_question,
+                              "operator_draws": args.operator_draws},
             balance_datasets=not args.no_balance, include_imported_pairs=args.aqua_val, eval_dataset_name=holdout_name,
+            operators=operator_names(args.operators),
         )
     finally:
         if holdout_name:
@@ -282,6 +300,8 @@ def main() -> None:
         + (f" --aqua-val-holdout {args.aqua_val_holdout}" if args.aqua_val_holdout else "")
         + (f" --pairing {args.pairing}" if args.pairing != "cycle" else "")
         + (f" --max-triplets-per-question {args.max_triplets_per_question}" if args.max_triplets_per_question else "")
+        + (f" --operator-draws {args.operator_draws}" if args.operator_draws != 1 else "")
+        + (f" --operators {args.operators}" if args.operators else "")
         + "`",
         "",
         f"Hardware: {hardware()}; Python {platform.python_version()}; training ran with "
@@ -292,7 +312,10 @@ def main() -> None:
         f"Training data: {', '.join(train_names)}; {snapshot['problems_used']} problems used of "
         f"{snapshot['problems_available']} allowed (left out: {json.dumps(snapshot['excluded'])}), "
         f"{'the corpora taken in turn' if snapshot.get('balance_datasets') else 'drawn from their union'}; "
-        f"{snapshot['triplets']} triplets; operator outputs {json.dumps(snapshot['outputs_per_operator'])}.",
+        f"{snapshot['triplets']} triplets; operator outputs {json.dumps(snapshot['outputs_per_operator'])}"
+        + (f", {snapshot['operator_draws']} draws of the stochastic operators (extra distinct outputs "
+           f"{json.dumps(snapshot['extra_draw_outputs_per_operator'])})" if snapshot.get("operator_draws", 1) > 1 else "")
+        + ".",
         f"Loss: {params['loss']}, distance {params['distance']}, margin {params['margin']:g}; AdamW lr {params['lr']:g}, "
         f"weight decay {params['weight_decay']:g}, warm-up {params['warmup_ratio']:g}, batch {params['batch_size']}, "
         f"{params.get('triplet_pairing', 'cycle')} pairing, ≤{params['max_triplets_per_anchor'] or 'all'} triplets per question per epoch, seed {params['seed']}, "

@@ -62,6 +62,8 @@ class OperatorSpec:
     source: "paper" for the paper's operators, "offline" for this project's stand-ins.
     overlaps: test operators that produce the same kind of output (a training set that uses this
     operator is no longer disjoint from those test operators).
+    stochastic: whether its output depends on ``rng`` (another draw may give another output); a
+    deterministic operator gives one output per text, so extra draws skip it.
     """
 
     name: str
@@ -71,6 +73,7 @@ class OperatorSpec:
     description: str
     source: Literal["paper", "offline"] = "paper"
     overlaps: tuple[str, ...] = ()
+    stochastic: bool = True
 
     def __call__(self, text: str, rng: random.Random, **resources: Any) -> OperatorResult:
         return _run(self, text, rng, resources)
@@ -82,17 +85,19 @@ class OperatorSpec:
         return frozenset(p for p in params if p in RESOURCE_NAMES)
 
 
-def _spec(name, func, valid, split, description, source="paper", overlaps=()):
-    return name, OperatorSpec(name, func, valid, split, description, source, overlaps)
+def _spec(name, func, valid, split, description, source="paper", overlaps=(), stochastic=True):
+    return name, OperatorSpec(name, func, valid, split, description, source, overlaps, stochastic)
 
 
 TRAINING_OPERATORS: dict[str, OperatorSpec] = dict([
-    _spec("f1", f1_backtranslation, True, "train", "backtranslation EN->DE->EN per sentence (MarianMT)"),
-    _spec("f2", f2_same_sentence, True, "train", "the same text"),
-    _spec("f3", f3_numbers_to_words, True, "train", "numbers written in words"),
-    _spec("f4", f4_unit_expansion, True, "train", "unit abbreviations written in full"),
-    _spec("f5", f5_important_phrase_deletion, False, "train", "most important phrase deleted"),
-    _spec("f6", f6_last_sentence_deletion, False, "train", "last sentence (or last 3 tokens) deleted"),
+    _spec("f1", f1_backtranslation, True, "train", "backtranslation EN->DE->EN per sentence (MarianMT)",
+          stochastic=False),
+    _spec("f2", f2_same_sentence, True, "train", "the same text", stochastic=False),
+    _spec("f3", f3_numbers_to_words, True, "train", "numbers written in words", stochastic=False),
+    _spec("f4", f4_unit_expansion, True, "train", "unit abbreviations written in full", stochastic=False),
+    _spec("f5", f5_important_phrase_deletion, False, "train", "most important phrase deleted", stochastic=False),
+    _spec("f6", f6_last_sentence_deletion, False, "train", "last sentence (or last 3 tokens) deleted",
+          stochastic=False),
     _spec("f7", f7_entity_replacement, False, "train", "1..min(3, k) named entities replaced or deleted"),
     _spec("f8", f8_number_replacement, False, "train", "1-2 numbers replaced by some/a few/many/a lot of/''"),
     _spec("f9", f9_general_paraphraser, False, "train",

@@ -75,6 +75,12 @@ class ParaQDTrainConfig:
         "'cycle' pairs them in turn, max(#positives, #negatives) triplets (the authors' recipe); "
         "'all' takes every positive with every negative, #positives x #negatives triplets from the "
         "same texts, so one encoding of each text serves several triplets (more signal per CPU second).")})
+    operator_draws: int = field(default=1, metadata={"help": (
+        "How many times each stochastic training operator (entity, number and unit swaps, the "
+        "structural positives, the fluent hard negative) is applied to a question when the training "
+        "data is built, each draw with its own seed; distinct outputs are pooled. With the per-question "
+        "cap each epoch then sees a different subset, so more draws give more varied examples per "
+        "question at the same training cost. Deterministic operators run once.")})
     max_triplets_per_anchor: int | None = field(default=None, metadata={"help": (
         "Cap on triplets per anchor per epoch; a different random subset is drawn each epoch. "
         "None uses all. The authors used max(#positive, #negative operators) = 6.")})
@@ -122,7 +128,7 @@ class ParaQDTrainConfig:
             raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay}")
         if not 0 <= self.warmup_ratio < 1:
             raise ValueError(f"warmup_ratio must be in [0, 1), got {self.warmup_ratio}")
-        for name in ("epochs", "batch_size", "progress_every", "eval_batch_size", "bucket_batches"):
+        for name in ("epochs", "batch_size", "progress_every", "eval_batch_size", "bucket_batches", "operator_draws"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {value!r}")

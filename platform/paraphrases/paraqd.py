@@ -362,6 +362,7 @@ def paraqd_training_triplets(
     progress: Progress | None = None,
     exclude_candidate_ids: Collection[int] = (),
     pairing: str = "cycle",
+    operator_draws: int = 1,
 ) -> tuple[list[Triplet], dict[str, Any]]:
     """Triplets for training a ParaQD scorer on ``datasets``, and a snapshot of what went in.
 
@@ -374,7 +375,10 @@ def paraqd_training_triplets(
     wrong side of ``threshold`` is a hard example (its triplets' source starts with
     ``disagreement``, which the trainer weights by ``hard_example_weight``). Gold labels of
     ``exclude_candidate_ids`` stay out (a held-out evaluation split). ``pairing`` says how a
-    question's positives and negatives are combined (see :func:`_anchor_triplets`).
+    question's positives and negatives are combined (see :func:`_anchor_triplets`). With
+    ``operator_draws`` N > 1 the stochastic operators run N - 1 more times on each problem, seeded
+    ``f"{seed}-{problem.id}-draw{k}"``, and their outputs not seen yet for that problem join its
+    examples (the first draw is exactly the N = 1 data).
 
     The snapshot holds the dataset ids and names, the problem counts (used, left out and why),
     outputs per operator, the gold label ids, the triplet count and a sha256 of the triplets.
@@ -386,6 +390,8 @@ def paraqd_training_triplets(
         raise ParaQDError("--max-problems must be at least 1")
     if pairing not in PAIRINGS:
         raise ParaQDError(f"triplet pairing must be one of {', '.join(PAIRINGS)}, not {pairing!r}")
+    if isinstance(operator_draws, bool) or not isinstance(operator_draws, int) or operator_draws < 1:
+        raise ParaQDError(f"operator draws must be an integer >= 1, not {operator_draws!r}")
     progress = _scaled(progress, 0.0, 1.0)
     names = list(operators) if operators is not None else default_training_operators()
     specs = []
@@ -417,6 +423,8 @@ def paraqd_training_triplets(
     triplets: list[Triplet] = []
     applied: Counter[str] = Counter()
     not_applicable: Counter[str] = Counter()
+    extra_outputs: Counter[str] = Counter()  # distinct outputs of draws 2..N
+    stochastic_specs = [spec for spec in specs if spec.stochastic]
     gold_used: list[int] = []
     hard_examples = 0
     without_triplets = 0
@@ -431,6 +439,17 @@ def paraqd_training_triplets(
                 continue
             applied[spec.name] += 1
             (positives if spec.valid else negatives).append(_Example(result.text, spec.name))
+        if operator_draws > 1:
+            seen = {ex.text for ex in positives + negatives} | {text}
+            for draw in range(1, operator_draws):
+                draw_rng = random.Random(f"{seed}-{problem_id}-draw{draw}")
+                for spec in stochastic_specs:
+                    result = _apply(spec.name, text, draw_rng, resources)
+                    if result is None or result.text in seen:
+                        continue
+                    seen.add(result.text)
+                    extra_outputs[spec.name] += 1
+                    (positives if spec.valid else negatives).append(_Example(result.text, spec.name))
         for valid, example in gold_by_problem.get(problem_id, []):
             (positives if valid else negatives).append(example)
         made = _anchor_triplets(text, positives, negatives, rng, pairing)
@@ -462,6 +481,8 @@ def paraqd_training_triplets(
         "pairing": pairing,
         "outputs_per_operator": dict(sorted(applied.items())),
         "not_applicable_per_operator": dict(sorted(not_applicable.items())),
+        "operator_draws": operator_draws,
+        "extra_draw_outputs_per_operator": dict(sorted(extra_outputs.items())),
         "gold_label_ids": sorted(gold_used),
         "hard_examples": hard_examples,
         "triplets": len(triplets),
@@ -587,6 +608,7 @@ def paraqd_train(
         progress=_scaled(progress, 0.0, 0.3),
         exclude_candidate_ids=exclude_candidate_ids,
         pairing=config.triplet_pairing,
+        operator_draws=config.operator_draws,
     )
     if not triplets:
         names = ", ".join(d.name for d in datasets)

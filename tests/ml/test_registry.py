@@ -43,6 +43,20 @@ def test_one_bag_of_resources_serves_every_operator(spacy_model):
         assert spec(Q0, random.Random(0), **resources).text == result.text
 
 
+def test_operators_marked_deterministic_ignore_the_seed_and_stochastic_ones_use_it(spacy_model):
+    resources = {"spacy_model": spacy_model, "similarity": RecordingSimilarity(),
+                 "backtranslator": lambda sentences: [s.replace("travelled", "drove") for s in sentences]}
+    deterministic = sorted(name for name, spec in TRAINING_OPERATORS.items() if not spec.stochastic)
+    assert deterministic == ["f1", "f2", "f3", "f4", "f5", "f6"]
+    for name in deterministic:
+        outputs = {apply_operator(name, Q0, random.Random(seed), **resources).text for seed in range(6)}
+        assert len(outputs) == 1, name  # extra draws of these would only repeat the first
+    # The entity, number and unit swaps give other outputs under other seeds.
+    for name in ("f7", "f8", "f10", "number_change"):
+        outputs = {apply_operator(name, Q0, random.Random(seed), **resources).text for seed in range(6)}
+        assert len(outputs) > 1, name
+
+
 # One input per operator that lacks what the operator needs.
 REFUSALS = {
     "f1": "A train covers 300 km.",                    # no backtranslation model

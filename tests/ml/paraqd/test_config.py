@@ -39,6 +39,7 @@ def test_every_field_has_help_text():
     ({"loss": "contrastive"}, "loss must be one of"),
     ({"distance": "manhattan"}, "distance must be one of"),
     ({"triplet_pairing": "every"}, "triplet_pairing must be one of"),
+    ({"operator_draws": 0}, "operator_draws must be an integer >= 1"),
     ({"margin": 0}, "margin must be > 0"),
     ({"lr": 0}, "lr must be > 0"),
     ({"weight_decay": -0.1}, "weight_decay"),

@@ -116,6 +116,13 @@ class TrainJobTests(JobTestCase):
         with self.assertRaisesMessage(ParaQDError, "triplet_pairing must be one of"):
             paraqd_train(dataset_names=["algebra"], config_overrides={"triplet_pairing": "every"})
 
+    def test_operator_draws_reach_the_training_data(self):
+        version = paraqd_train(dataset_names=["algebra"], operators=["f2", "f8"], max_problems=2,
+                               config_overrides={"operator_draws": 3})
+        self.assertEqual(version.params["operator_draws"], 3)
+        self.assertEqual(version.training_data["operator_draws"], 3)
+        self.assertGreater(version.training_data["extra_draw_outputs_per_operator"]["f8"], 0)
+
     def test_activate_retires_the_previous_version(self):
         old = modelversion_activate(version=modelversion_create(kind="paraqd", base_model="x", artifact_path="/nope"))
         job = self.train(activate=True, epochs=1, max_problems=2)

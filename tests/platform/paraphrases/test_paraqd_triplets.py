@@ -108,6 +108,29 @@ class TrainingTripletTests(TestCase):
         with self.assertRaisesMessage(ParaQDError, "pairing"):
             self.build(pairing="some")
 
+    def test_operator_draws_pool_distinct_outputs_of_the_stochastic_operators(self):
+        once, snapshot_once = self.build(operators=["f2", "f6", "f8", "number_change"])
+        drawn, snapshot = self.build(operators=["f2", "f6", "f8", "number_change"], operator_draws=4)
+        self.assertEqual(snapshot["operator_draws"], 4)
+        self.assertEqual(snapshot_once["extra_draw_outputs_per_operator"], {})
+        # Only the stochastic operators ran again; f2 and f6 give one output a question.
+        self.assertEqual(set(snapshot["extra_draw_outputs_per_operator"]), {"f8", "number_change"})
+        self.assertEqual(snapshot["outputs_per_operator"], snapshot_once["outputs_per_operator"])
+        for problem in self.problems:
+            first = {t.negative for t in once if t.anchor == problem.text}
+            pooled = [t.negative for t in drawn if t.anchor == problem.text]
+            # The first draw is the single-draw data; later draws add new texts, never repeats.
+            self.assertLess(first, set(pooled))
+            self.assertEqual(len(pooled), len(set(pooled)))
+            self.assertNotIn(problem.text, pooled)
+        self.assertEqual(sum(snapshot["extra_draw_outputs_per_operator"].values()),
+                         len({(t.anchor, t.negative) for t in drawn}) - len({(t.anchor, t.negative) for t in once}))
+        again, snapshot_again = self.build(operators=["f2", "f6", "f8", "number_change"], operator_draws=4)
+        self.assertEqual((again, snapshot_again["hash"]), (drawn, snapshot["hash"]))  # seeded
+        for bad in (0, 1.5, True):
+            with self.assertRaisesMessage(ParaQDError, "operator draws must be an integer >= 1"):
+                self.build(operator_draws=bad)
+
     def test_max_problems_and_bad_operator(self):
         triplets, snapshot = self.build(max_problems=2)
         self.assertEqual(len({t.anchor for t in triplets}), 2)

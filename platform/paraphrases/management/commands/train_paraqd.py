@@ -63,6 +63,9 @@ class Command(BaseCommand):
                                  "or 'all' every positive with every negative (lifts the per-question cap)")
         parser.add_argument("--max-triplets-per-question", type=_positive_int, dest="max_triplets_per_anchor",
                             help="triplets per question per epoch (default: the preset's, 6; none with --pairing all)")
+        parser.add_argument("--operator-draws", type=_positive_int, dest="operator_draws",
+                            help="apply each stochastic operator N times per question with different seeds "
+                                 "(distinct outputs pooled; default 1)")
         parser.add_argument("--balance-datasets", action="store_true",
                             help="with --max-problems, take problems from the datasets in turn")
         parser.add_argument("--eval-dataset", metavar="NAME",
@@ -73,7 +76,8 @@ class Command(BaseCommand):
     def handle(self, *args, dataset: list[str], epochs, max_problems, preset: str, activate: bool,
                encoder: str | None, time_budget: float | None, **options) -> None:
         overrides = {name: options[name] for name in ("distance", "margin", "loss", "lr",
-                                                     "triplet_pairing", "max_triplets_per_anchor")}
+                                                     "triplet_pairing", "max_triplets_per_anchor",
+                                                     "operator_draws")}
         try:
             job = paraqd_train_start(
                 dataset_names=dataset, preset=preset, epochs=epochs, max_problems=max_problems,
