@@ -25,6 +25,7 @@ from .sentence_deletion import f6_last_sentence_deletion
 from .tfidf_replacement import TfidfConfig, TfidfModel, fc_tfidf_replacement, fit_tfidf
 from .unit_expansion import UnitExpansionConfig, f4_unit_expansion
 from .unit_replacement import UnitReplacementConfig, f10_unit_replacement
+from .word_replacement import WordReplacementConfig, vocabulary_of, word_replacement
 
 __all__ = [
     "CorruptionConfig",
@@ -48,6 +49,7 @@ __all__ = [
     "TfidfModel",
     "UnitExpansionConfig",
     "UnitReplacementConfig",
+    "WordReplacementConfig",
     "active_to_passive",
     "apply_operator",
     "corrupt",
@@ -75,4 +77,6 @@ __all__ = [
     "permute_at_preposition",
     "require_preserved",
     "to_passive",
+    "vocabulary_of",
+    "word_replacement",
 ]

@@ -35,6 +35,7 @@ from .sentence_deletion import f6_last_sentence_deletion
 from .tfidf_replacement import fc_tfidf_replacement
 from .unit_expansion import f4_unit_expansion
 from .unit_replacement import f10_unit_replacement
+from .word_replacement import word_replacement
 
 __all__ = ["RESOURCE_NAMES", "TEST_OPERATORS", "TRAINING_OPERATORS", "OperatorSpec", "apply_operator", "get_operator"]
 
@@ -49,6 +50,7 @@ RESOURCE_NAMES = frozenset({
     "offline_fallback", # f9: compose the fluent hard negative when no paraphraser is given
     "generator",        # TextGenerator: the platform's own generator (fb, fe)
     "tfidf",            # TfidfModel fitted on a corpus (fc)
+    "vocabulary",       # words replacements are drawn from (word_replacement)
     "config",           # the operator's own config dataclass (one operator per call)
 })
 
@@ -110,6 +112,9 @@ TRAINING_OPERATORS: dict[str, OperatorSpec] = dict([
     _spec("given_that", given_that_reorder, True, "train", "facts as a 'Given that' clause of the question",
           "offline"),
     _spec("number_change", number_change, False, "train", "one number takes a different value", "offline"),
+    _spec("word_replacement", word_replacement, False, "train",
+          "1..3 content words replaced by random vocabulary words (what the authors' f7 outputs show)",
+          "offline", ("fc",)),
 ])
 
 TEST_OPERATORS: dict[str, OperatorSpec] = dict([

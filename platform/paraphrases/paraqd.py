@@ -420,6 +420,11 @@ def paraqd_training_triplets(
         others = _round_robin_by_dataset(others)
     chosen = [(pk, text) for pk, text, _ in (with_gold + others)[: max_problems or None]]
 
+    if any("vocabulary" in spec.accepts for spec in specs) and "vocabulary" not in resources:
+        # Replacement words come from the corpus being trained on, like the authors' f7 outputs.
+        from ml.operators import vocabulary_of
+
+        resources = {**resources, "vocabulary": vocabulary_of([text for _, text in chosen])}
     triplets: list[Triplet] = []
     applied: Counter[str] = Counter()
     not_applicable: Counter[str] = Counter()

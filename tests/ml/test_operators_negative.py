@@ -21,6 +21,8 @@ from ml.operators import (
     f10_unit_replacement,
     fluent_hard_negative,
     number_change,
+    vocabulary_of,
+    word_replacement,
 )
 from ml.operators.phrase_deletion import phrase_deletion_candidates
 from ml.operators.replacement_lists import ENTITY_REPLACEMENTS
@@ -269,3 +271,33 @@ def test_fluent_hard_negative_refuses_without_structure(spacy_model):
         fluent_hard_negative("What is 5 + 3?", random.Random(0), spacy_model=spacy_model)
     with pytest.raises(ValueError):
         FluentNegativeConfig(positives=("f2",))
+
+
+def test_word_replacement_swaps_one_to_three_content_words_for_vocabulary_words(spacy_model):
+    text = "Alex travelled 100 km from Boston at a constant speed. How many hours did the long trip take?"
+    vocabulary = ("tower", "violin", "sings", "quietly")
+    counts = Counter()
+    for seed in range(30):
+        result = word_replacement(text, random.Random(seed), vocabulary=vocabulary, spacy_model=spacy_model)
+        assert not result.valid and result.operator == "word_replacement"
+        assert 1 <= len(result.meta["changes"]) <= 3
+        assert "100" in result.text  # numbers are never touched
+        for change in result.meta["changes"]:
+            assert change["pos"] in {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
+            assert change["replacement"].lower() in vocabulary
+            assert change["replacement"].lower() != change["word"].lower()
+        counts[len(result.meta["changes"])] += 1
+    assert set(counts) == {1, 2, 3}
+
+
+def test_word_replacement_refuses_without_vocabulary_or_content_words(spacy_model):
+    with pytest.raises(OperatorNotApplicable, match="vocabulary"):
+        word_replacement("John bought 5 apples.", random.Random(0), spacy_model=spacy_model)
+    with pytest.raises(OperatorNotApplicable, match="content word"):
+        word_replacement("It is 5 and 3.", random.Random(0), vocabulary=("tower",), spacy_model=spacy_model)
+    with pytest.raises(OperatorNotApplicable, match="no other word"):
+        word_replacement("Apples.", random.Random(0), vocabulary=("apples",), spacy_model=spacy_model)
+
+
+def test_vocabulary_of_keeps_alphabetic_words_once():
+    assert vocabulary_of(["A train covers 300 km.", "The TRAIN stops, at 5pm."]) == ("covers", "stops", "the", "train")

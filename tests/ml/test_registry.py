@@ -28,11 +28,13 @@ def test_registries_hold_the_paper_operators_with_their_labels():
     assert TEST_OPERATORS["fa"].valid and TEST_OPERATORS["fb"].valid
     assert not any(TEST_OPERATORS[n].valid for n in ("fc", "fd", "fe"))
     assert TRAINING_OPERATORS["passive"].overlaps == ("fa",)
+    assert TRAINING_OPERATORS["word_replacement"].overlaps == ("fc",)
     assert all(spec.split == "train" for spec in TRAINING_OPERATORS.values())
 
 
 def test_one_bag_of_resources_serves_every_operator(spacy_model):
     resources = {"spacy_model": spacy_model, "similarity": RecordingSimilarity(), "tfidf": fit_tfidf([Q0, "A car."]),
+                 "vocabulary": ("tower", "sings"),
                  "backtranslator": lambda sentences: [s.replace("travelled", "drove") for s in sentences],
                  "generator": lambda texts: ["Alex drove 100 km."]}
     for name, spec in {**TRAINING_OPERATORS, **TEST_OPERATORS}.items():
@@ -73,6 +75,7 @@ REFUSALS = {
     "pp_permutation": "John bought 5 apples.",
     "given_that": "John bought 5 apples.",
     "number_change": "How many apples are left?",
+    "word_replacement": "John bought 5 apples.",     # no vocabulary given
     "fa": "How many apples are left?",
     "fb": "John bought 5 apples.",                     # no generator yet
     "fc": "John bought 5 apples.",                     # no TF-IDF model

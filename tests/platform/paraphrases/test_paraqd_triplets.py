@@ -2,6 +2,8 @@
 disagreements with the active model marked as hard examples."""
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.test import TestCase
 
@@ -156,6 +158,18 @@ class TrainingTripletTests(TestCase):
         names = default_training_operators()
         self.assertIn("f5", names)
         self.assertNotIn("passive", names)  # it makes what fa (a test operator) makes
+        self.assertNotIn("word_replacement", names)  # it makes what fc makes
+
+    def test_word_replacement_draws_its_words_from_the_problems_trained_on(self):
+        from ml.operators import vocabulary_of
+
+        triplets, snapshot = self.build(operators=["f2", "word_replacement"])
+        self.assertEqual(snapshot["outputs_per_operator"]["word_replacement"], len(self.problems))
+        vocabulary = set(vocabulary_of([p.text for p in self.problems]))
+        for t in triplets:
+            new = set(re.findall(r"[a-z]+", t.negative.lower())) - set(re.findall(r"[a-z]+", t.anchor.lower()))
+            self.assertTrue(new, t.negative)
+            self.assertLessEqual(new, vocabulary)
 
     def test_human_gold_labels_join_and_disagreements_are_hard(self):
         p0, p1 = self.problems[0], self.problems[1]
