@@ -180,6 +180,7 @@ def main() -> None:
     parser.add_argument("--operators", default=None, metavar="NAMES",
                         help="comma-separated training operators (default: the platform's default set); 'none' "
                              "trains on the imported aqua_val outputs only (needs --aqua-val)")
+    parser.add_argument("--seed", type=int, default=3407, help="training seed (the paper's 3407)")
     parser.add_argument("--operator-draws", type=int, default=1,
                         help="apply each stochastic operator N times per question (distinct outputs pooled)")
     parser.add_argument("--budget-min", type=float, default=60.0, help="wall-clock budget of the training step")
@@ -262,7 +263,7 @@ def main() -> None:
     try:
         version = paraqd_train(
             dataset_names=train_names, preset="paper", epochs=args.epochs, max_problems=args.max_problems,
-            time_budget_s=args.budget_min * 60.0, progress=progress,
+            time_budget_s=args.budget_min * 60.0, progress=progress, seed=args.seed,
             config_overrides={"distance": args.distance, "margin": args.margin, "loss": args.loss, "lr": args.lr,
                               "triplet_pairing": args.pairing, "max_triplets_per_anchor": args.max_triplets_per_question,
                               "operator_draws": args.operator_draws},
@@ -302,6 +303,7 @@ def main() -> None:
         + (f" --max-triplets-per-question {args.max_triplets_per_question}" if args.max_triplets_per_question else "")
         + (f" --operator-draws {args.operator_draws}" if args.operator_draws != 1 else "")
         + (f" --operators {args.operators}" if args.operators else "")
+        + (f" --seed {args.seed}" if args.seed != 3407 else "")
         + "`",
         "",
         f"Hardware: {hardware()}; Python {platform.python_version()}; training ran with "

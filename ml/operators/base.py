@@ -7,6 +7,8 @@ output equal to the input is refused the same way (only f2, the identity, may re
 """
 from __future__ import annotations
 
+import random
+
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -17,6 +19,7 @@ __all__ = [
     "Similarity",
     "TextGenerator",
     "capitalize_first",
+    "choose_some",
     "delete_spans",
     "edit_text",
     "make_result",
@@ -47,6 +50,19 @@ class OperatorResult:
     operator: str
     valid: bool
     meta: dict[str, Any] = field(default_factory=dict)
+
+
+def choose_some(rng: random.Random, items: Sequence[Any], limit: int, position: Callable[[Any], int]) -> list:
+    """The paper's ``w = rand(1, min(limit, k))`` of the ``k`` items, drawn without replacement and
+    returned in text order (``position``: an item's offset in the text).
+
+    >>> import random
+    >>> picked = choose_some(random.Random(0), [30, 10, 20], 2, lambda x: x)
+    >>> 1 <= len(picked) <= 2 and picked == sorted(picked)
+    True
+    """
+    w = rng.randint(1, min(limit, len(items)))
+    return sorted(rng.sample(list(items), w), key=position)
 
 
 def make_result(original: str, text: str, operator: str, valid: bool, **meta: Any) -> OperatorResult:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ..nlp import DEFAULT_SPACY_MODEL, ENTITY_LABELS, named_entities
-from .base import OperatorNotApplicable, OperatorResult, edit_text, make_result
+from .base import OperatorNotApplicable, OperatorResult, choose_some, edit_text, make_result
 from .replacement_lists import ENTITY_REPLACEMENTS
 
 __all__ = ["EntityReplacementConfig", "f7_entity_replacement"]
@@ -58,8 +58,8 @@ def f7_entity_replacement(
     entities = named_entities(text, labels=config.labels, model=spacy_model)
     if not entities:
         raise OperatorNotApplicable("no named entity", operator="f7")
-    w = rng.randint(1, min(config.max_entities, len(entities)))
-    chosen = sorted(rng.sample(entities, w), key=lambda e: e.start)
+    chosen = choose_some(rng, entities, config.max_entities, lambda e: e.start)
+    w = len(chosen)
     replacements, deletions, changes = [], [], []
     for entity in chosen:
         options = [c for c in config.candidates(entity.label) if c.lower() != entity.text.lower()]

@@ -14,7 +14,7 @@ from fractions import Fraction
 from ..number_mentions import NumberSpan, find_all_numbers
 from ..number_words import number_to_words
 from ..units import UNITS, find_units
-from .base import OperatorNotApplicable, OperatorResult, capitalize_first, edit_text, make_result
+from .base import OperatorNotApplicable, OperatorResult, capitalize_first, choose_some, edit_text, make_result
 
 __all__ = ["F8_REPLACEMENTS", "NumberReplacementConfig", "f8_number_replacement", "number_change"]
 
@@ -58,8 +58,7 @@ def f8_number_replacement(
     numbers = _quantities(text, config.include_number_words)
     if not numbers:
         raise OperatorNotApplicable("no number", operator="f8")
-    w = rng.randint(1, min(config.max_numbers, len(numbers)))
-    chosen = sorted(rng.sample(numbers, w), key=lambda n: n.start)
+    chosen = choose_some(rng, numbers, config.max_numbers, lambda n: n.start)
     s = rng.choice(config.replacements)
     prefix_units = {m.number.start: m for m in find_units(text) if m.prefix and m.number is not None}
     edits, replaced = [], []

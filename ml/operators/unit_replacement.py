@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from ..units import UNITS, UnitMention, find_units, render_unit, same_category_units
-from .base import OperatorNotApplicable, OperatorResult, make_result, replace_spans
+from .base import OperatorNotApplicable, OperatorResult, choose_some, make_result, replace_spans
 
 __all__ = ["UnitReplacementConfig", "f10_unit_replacement"]
 
@@ -78,8 +78,7 @@ def f10_unit_replacement(
     mentions = [m for m in mentions if _measures(text, m)]
     if not mentions:
         raise OperatorNotApplicable("no unit attached to a quantity", operator="f10")
-    w = rng.randint(1, min(config.max_units, len(mentions)))
-    chosen = sorted(rng.sample(mentions, w), key=lambda m: m.start)
+    chosen = choose_some(rng, mentions, config.max_units, lambda m: m.start)
     edits, changes = [], []
     for m in chosen:
         new_key = rng.choice(same_category_units(m.unit_key))

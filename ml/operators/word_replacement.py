@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..nlp import DEFAULT_SPACY_MODEL, parse
-from .base import OperatorNotApplicable, OperatorResult, edit_text, make_result
+from .base import OperatorNotApplicable, OperatorResult, choose_some, edit_text, make_result
 
 __all__ = ["WordReplacementConfig", "vocabulary_of", "word_replacement"]
 
@@ -68,8 +68,8 @@ def word_replacement(
     words = [t for t in doc if t.pos_ in config.pos and t.is_alpha and not t.is_stop and not t.like_num]
     if not words:
         raise OperatorNotApplicable("no content word", operator="word_replacement")
-    w = rng.randint(1, min(config.max_words, len(words)))
-    chosen = sorted(rng.sample(words, w), key=lambda t: t.idx)
+    chosen = choose_some(rng, words, config.max_words, lambda t: t.idx)
+    w = len(chosen)
     edits, changes = [], []
     for token in chosen:
         options = [v for v in vocabulary if v != token.lower_]
