@@ -8,7 +8,6 @@ output equal to the input is refused the same way (only f2, the identity, may re
 from __future__ import annotations
 
 import random
-
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
