@@ -27,6 +27,13 @@ What each ``what`` writes (one row per object; JSONL keeps JSON types, CSV flatt
     updated_at``. ``annotator`` is the username and nothing else about the user (for gold rows:
     the staff member who adjudicated, or empty). For gold rows ``comment`` is the gold note,
     ``item_id`` the candidate's annotation item if it has one, and the ratings are empty.
+``variants``
+    Per problem (in id order), its accepted variants, best PQI first: ``problem_id, problem_text,
+    rank, variant_text, status, candidate_id, generator, prompt, S, D, N, PQI, bleu_div, wpd,
+    paraqd, scorer, gold_source``. Accepted = gold valid (``status`` ``gold``), or no gold yet with
+    every number kept (N = 1), a ParaQD cosine above the decision threshold (S above
+    (threshold + 1) / 2) and not a copy of the problem (``status`` ``unreviewed``). Scores are each
+    candidate's newest complete score row (``paraphrases.selectors.variant_queryset``).
 
 CSV cells: ``None`` is empty, booleans are ``true``/``false``, lists and dicts (``numbers``,
 ``metadata``, ``extra``) are JSON strings, datetimes ISO 8601. Any text cell starting with
@@ -62,7 +69,7 @@ from .models import Dataset, Problem
 
 logger = logging.getLogger("paralab.corpus.export")
 
-WHATS = ("problems", "paraphrases", "labels")
+WHATS = ("problems", "paraphrases", "labels", "variants")
 FORMATS = ("jsonl", "csv")
 CONTENT_TYPES = {"jsonl": "application/x-ndjson; charset=utf-8", "csv": "text/csv; charset=utf-8"}
 
@@ -258,7 +265,20 @@ def _label_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
             }
 
 
-_ROWS = {"problems": _problem_rows, "paraphrases": _paraphrase_rows, "labels": _label_rows}
+def _variant_threshold() -> float:
+    from modelhub.selectors import paraqd_threshold
+
+    return paraqd_threshold()
+
+
+def _variant_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
+    from paraphrases.selectors import variant_rows
+
+    return variant_rows(dataset=dataset, threshold=_variant_threshold(), chunk_size=chunk_size)
+
+
+_ROWS = {"problems": _problem_rows, "paraphrases": _paraphrase_rows, "labels": _label_rows,
+         "variants": _variant_rows}
 
 
 def dataset_export_rows(*, dataset: Dataset, what: str, chunk_size: int = CHUNK_SIZE) -> Iterator[dict[str, Any]]:
@@ -286,6 +306,10 @@ def export_count(*, dataset: Dataset, what: str) -> int:
             Label.objects.filter(item__dataset=dataset).count()
             + GoldLabel.objects.filter(candidate__problem__dataset=dataset).count()
         )
+    if what == "variants":
+        from paraphrases.selectors import variant_queryset
+
+        return variant_queryset(dataset=dataset, threshold=_variant_threshold()).count()
     raise ExportError(f"what must be one of {', '.join(WHATS)}, got {what!r}")
 
 
@@ -345,6 +369,10 @@ def _csv_header(*, dataset: Dataset, what: str) -> tuple[list[str], list[str]]:
         return list(PROBLEM_FIELDS), []
     if what == "labels":
         return list(LABEL_FIELDS), []
+    if what == "variants":
+        from paraphrases.selectors import VARIANT_FIELDS
+
+        return list(VARIANT_FIELDS), []
     from paraphrases.models import Score
 
     versions = list(

@@ -7,6 +7,7 @@ from corpus import apis as corpus_apis
 from jobs import apis as jobs_apis
 from modelhub import apis as modelhub_apis
 from paralab import apis as site_apis
+from paraphrases import apis as paraphrase_apis
 
 urlpatterns = [
     path("auth/token/", site_apis.TokenObtainApi.as_view(), name="api-token"),
@@ -16,6 +17,12 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/import/", corpus_apis.DatasetImportApi.as_view(), name="api-dataset-import"),
     path("datasets/<int:dataset_id>/export/", corpus_apis.DatasetExportApi.as_view(), name="api-dataset-export"),
     path("datasets/<int:dataset_id>/exports/", corpus_apis.DatasetExportJobApi.as_view(), name="api-dataset-export-job"),
+    path("datasets/<int:dataset_id>/generate/", paraphrase_apis.DatasetGenerateApi.as_view(),
+         name="api-dataset-generate"),
+    path("datasets/<int:dataset_id>/candidates/", paraphrase_apis.CandidateListApi.as_view(),
+         name="api-dataset-candidates"),
+    path("paraphrase/", paraphrase_apis.ParaphraseApi.as_view(), name="api-paraphrase"),
+    path("generators/", paraphrase_apis.GeneratorListApi.as_view(), name="api-generator-list"),
     path("datasets/<int:dataset_id>/agreement/", annotation_apis.DatasetAgreementApi.as_view(),
          name="api-dataset-agreement"),
     path("annotation/next/", annotation_apis.AnnotationNextApi.as_view(), name="api-annotation-next"),

@@ -21,7 +21,9 @@ app = Celery("paralab")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = (Queue("cpu"), Queue("gpu"))
 # Task modules live in the top-level `workers` package (thin adapters), not in the Django apps.
-app.conf.imports = ("workers.corpus", "workers.jobs", "workers.paraqd", "workers.retraining")
+app.conf.imports = (
+    "workers.corpus", "workers.generation", "workers.jobs", "workers.paraqd", "workers.retraining",
+)
 app.conf.task_routes = {
     "paralab.gpu.*": {"queue": "gpu"},
     "paralab.*": {"queue": "cpu"},

@@ -105,6 +105,50 @@ def histogram_svg(histogram: Mapping[str, Any] | None, *, threshold: float | Non
     return mark_safe("".join(parts))  # noqa: S308 - numbers formatted above, the title escaped
 
 
+def pqi_plot_svg(by_generator: Mapping[str, Mapping[str, Any]] | None) -> SafeString:
+    """An inline SVG of mean PQI per generator (horizontal bars on [0, 1], a whisker of ± one
+    standard deviation) with a dot at the share of its human-labelled candidates that are valid.
+    Names are escaped and every number is formatted here: the SVG is safe markup."""
+    rows = [(name, row) for name, row in (by_generator or {}).items()
+            if isinstance(row, Mapping) and _finite(row.get("PQI")) is not None]
+    if not rows:
+        return mark_safe("")
+    left, right, top, bar_h, gap = 190, 16, 22, 16, 8
+    height = top + len(rows) * (bar_h + gap) + 28
+    plot_w = _W - left - right
+
+    def x(value: float) -> float:
+        return left + max(0.0, min(1.0, value)) * plot_w
+
+    parts = [
+        f'<svg viewBox="0 0 {_W} {height}" role="img" aria-labelledby="pqi-title" xmlns="http://www.w3.org/2000/svg">'
+        '<title id="pqi-title">Mean PQI per generator</title>'
+    ]
+    for i, (name, row) in enumerate(rows):
+        y0 = top + i * (bar_h + gap)
+        mean = float(row["PQI"])
+        sd = _finite(row.get("PQI_sd")) or 0.0
+        parts.append(f'<text x="{left - 6}" y="{y0 + bar_h - 4}" text-anchor="end">{escape(str(name))}</text>')
+        parts.append(f'<rect class="bar-pqi" x="{left}" y="{y0}" width="{x(mean) - left:.1f}" height="{bar_h}">'
+                     f'<title>{escape(str(name))}: mean PQI {mean:.3f} ± {sd:.3f} over {int(row.get("n") or 0)} '
+                     "candidates</title></rect>")
+        mid = y0 + bar_h / 2
+        parts.append(f'<line class="spread" x1="{x(mean - sd):.1f}" y1="{mid:.1f}" x2="{x(mean + sd):.1f}" '
+                     f'y2="{mid:.1f}"/>')
+        share = _finite(row.get("human_valid_share"))
+        if share is not None:
+            parts.append(f'<circle class="human-valid" cx="{x(share):.1f}" cy="{mid:.1f}" r="5"><title>'
+                         f'{share * 100:.0f}% of {int(row.get("labelled") or 0)} labelled candidates valid'
+                         "</title></circle>")
+    base = top + len(rows) * (bar_h + gap)
+    parts.append(f'<line class="axis" x1="{left}" y1="{base}" x2="{_W - right}" y2="{base}"/>')
+    for k in range(6):
+        tick = k / 5
+        parts.append(f'<text x="{x(tick):.1f}" y="{base + 14}" text-anchor="middle">{tick:g}</text>')
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - numbers formatted above, names escaped
+
+
 def _url(name: str, default: str = "") -> str:
     try:
         return reverse(name)
@@ -185,4 +229,8 @@ def dashboard_page(request):
             "human_model_count": len(human_model),
             **_model_context(dataset),
         })
+        from paraphrases.generation import pqi_by_generator
+
+        pqi = pqi_by_generator(dataset=dataset)
+        context.update({"pqi": pqi, "pqi_plot": pqi_plot_svg(pqi["by_generator"])})
     return render(request, "dashboard/dashboard.html", context)

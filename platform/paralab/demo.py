@@ -234,6 +234,31 @@ def step_test_pairs(ctx: DemoContext) -> str:
     return f"{note}; {items.count()} test pairs queued, {unlabelled} not labelled yet; spans for {spans} items"
 
 
+def step_generated(ctx: DemoContext) -> str:
+    """The rule-based generators over every demo problem (a ``generate`` job, so it shows on the
+    jobs page): candidates scored with S, D, N and PQI on /datasets/<id>/candidates/, two per
+    problem selected with PAMMR and queued for the annotators. Skipped once every problem has
+    generated candidates."""
+    from jobs.models import Job
+    from paraphrases.generation import GENERATED_PURPOSE, generation_start
+    from workers.generation import generate_job
+
+    dataset = ctx.require_dataset()
+    missing = Problem.objects.filter(dataset=dataset).exclude(candidates__metadata__generation=True).exists()
+    note = "all problems have generated candidates"
+    if missing:
+        job = generation_start(dataset=dataset, user=ctx.staff, enqueue=False)
+        generate_job.apply(args=[job.pk])
+        job.refresh_from_db()
+        if job.status != Job.Status.SUCCEEDED:
+            raise RuntimeError(f"generating the demo variants failed (job {job.pk}): {job.error}")
+        note = (f"job {job.pk}: {job.result['candidates']} candidates from {len(job.result['generators'])} "
+                f"generators, {job.result['selected']} selected")
+    spans = item_spans_prepare(dataset=dataset)
+    queued = AnnotationItem.objects.filter(dataset=dataset, purpose=GENERATED_PURPOSE).count()
+    return f"{note}; {queued} generated variants queued for annotation; spans for {spans} items"
+
+
 # The demo, in order.
 DEMO_STEPS: list[DemoStep] = [
     DemoStep("users", step_users),
@@ -241,6 +266,7 @@ DEMO_STEPS: list[DemoStep] = [
     DemoStep("problems", step_problems),
     DemoStep("reviewed", step_reviewed),
     DemoStep("test pairs", step_test_pairs),
+    DemoStep("generated variants", step_generated),
 ]
 
 

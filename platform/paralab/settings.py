@@ -269,6 +269,19 @@ PARALAB_BART_MODEL = env_str("PARALAB_BART_MODEL", "scratch")
 PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "kn-ngram")
 PARALAB_BACKTRANSLATION_MODELS = env_list("PARALAB_BACKTRANSLATION_MODELS", [])
 PARALAB_PARAPHRASER_MODEL = env_str("PARALAB_PARAPHRASER_MODEL", "")
+# Generation (issue: rule-based generators, PQI, selection). A masked LM for fill-mask substitution
+# (hub id or directory; empty: the fill_mask generator says it cannot run), where WordNet's NLTK
+# data lives (empty: var/nltk_data, then NLTK's own search path), which synonym source to use, and
+# the optional few-shot instruct LLM baseline (a GGUF file; never a default).
+PARALAB_MASKED_LM = env_str("PARALAB_MASKED_LM", "")
+PARALAB_WORDNET_DIR = env_str("PARALAB_WORDNET_DIR", "") or str(DATA_DIR / "nltk_data")
+PARALAB_SYNONYM_SOURCE = env_str("PARALAB_SYNONYM_SOURCE", "auto")
+if PARALAB_SYNONYM_SOURCE not in {"auto", "wordnet", "embedding"}:
+    raise ImproperlyConfigured(f"PARALAB_SYNONYM_SOURCE must be auto, wordnet or embedding, got {PARALAB_SYNONYM_SOURCE!r}")
+PARALAB_LLM_DIR = env_str("PARALAB_LLM_DIR", "")
+PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "")
+# The longest problem text POST paraphrase/ and the paraphrase command accept.
+PARALAB_PARAPHRASE_MAX_CHARS = env_int("PARALAB_PARAPHRASE_MAX_CHARS", 4000)
 
 # --- retraining (modelhub.retraining) ----------------------------------------------------------
 # Training preset of a retrain ("tiny" finishes in minutes on a CPU; "paper" is the paper's recipe).

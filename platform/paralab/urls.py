@@ -9,6 +9,7 @@ from jobs import views as jobs_views
 from modelhub import views as modelhub_views
 from paralab import dashboard as dashboard_views
 from paralab import views as site_views
+from paraphrases import views as paraphrase_views
 
 urlpatterns = [
     path("", site_views.home, name="home"),
@@ -16,6 +17,9 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("datasets/", corpus_views.dataset_list_page, name="dataset-list"),
     path("datasets/<int:dataset_id>/", corpus_views.dataset_detail_page, name="dataset-detail"),
+    path("datasets/<int:dataset_id>/candidates/", paraphrase_views.dataset_candidates_page, name="dataset-candidates"),
+    path("datasets/<int:dataset_id>/generate/", paraphrase_views.dataset_generate_page, name="dataset-generate"),
+    path("paraphrase/", paraphrase_views.paraphrase_page, name="paraphrase"),
     path("problems/<int:problem_id>/", corpus_views.problem_detail_page, name="problem-detail"),
     path("jobs/", jobs_views.job_list_page, name="job-list"),
     path("annotate/", annotation_views.annotate_index_page, name="annotate"),

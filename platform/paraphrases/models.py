@@ -21,10 +21,19 @@ class Candidate(models.Model):
         null=True, blank=True, help_text="Whether the operator meant it as a valid (True) or invalid (False) paraphrase."
     )
     metadata = models.JSONField(default=dict, blank=True)
+    selected_by = models.CharField(
+        max_length=32, blank=True, default="",
+        help_text="The selector that picked it for annotation (pammr, dips, tree, mwp); empty: not selected.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    @property
+    def selected(self) -> bool:
+        return bool(self.selected_by)
 
     class Meta:
         ordering = ["id"]
+        indexes = [models.Index(fields=["problem", "generator"], name="candidate_problem_generator")]
         constraints = [
             models.UniqueConstraint(
                 fields=["problem", "generator", "text_hash"], name="candidate_unique_per_generator"

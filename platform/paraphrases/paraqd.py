@@ -802,6 +802,19 @@ def _scorer(model: ScoringModel):
     return get_scorer(model.path, _device())
 
 
+def paraqd_default_model() -> ScoringModel:
+    """What scores new candidates: the active ParaQD version, else the packaged pretrained encoder
+    (scorer version ``paraqd:pretrained``), so generation works before any model was trained."""
+    return _default_scoring_model(None)
+
+
+def paraqd_cosines(*, model: ScoringModel, questions: Sequence[str], paraphrases: Sequence[str]) -> list[float]:
+    """ParaQD cosines of (question, paraphrase) pairs with ``model`` (the scorer stays cached)."""
+    if not questions:
+        return []
+    return [float(c) for c in _scorer(model).score(list(questions), list(paraphrases))]
+
+
 # --- scoring --------------------------------------------------------------------------------------
 
 

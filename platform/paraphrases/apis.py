@@ -1,0 +1,143 @@
+"""Generation over REST (CONTRACT.md): ``POST datasets/{id}/generate/``, ``GET datasets/{id}/candidates/``,
+``POST paraphrase/`` and ``GET generators/``; staff only (session or token)."""
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from corpus.models import Dataset
+from corpus.selectors import dataset_get
+from paralab.permissions import IsStaff
+
+from .generation import (
+    DEFAULT_PER_PROBLEM,
+    MAX_PER_PROBLEM,
+    GenerationError,
+    generation_start,
+    generator_catalog,
+    paraphrase_variants,
+)
+from .paraqd import ParaQDError
+from .selectors import LABEL_FILTERS, candidate_list, candidate_row, scores_by_id
+
+_detail = inline_serializer("GenerationDetail", {"detail": serializers.CharField()})
+
+
+def _dataset_or_404(request, dataset_id: int) -> Dataset:
+    dataset = dataset_get(user=request.user, dataset_id=dataset_id)
+    if dataset is None:
+        raise Http404("No such dataset.")
+    return dataset
+
+
+def _names(value):
+    if value in (None, "", []):
+        return None
+    if isinstance(value, str):
+        return [v for v in value.split(",") if v.strip()]
+    return value
+
+
+class GenerateInputSerializer(serializers.Serializer):
+    generators = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_empty=True,
+                                       help_text="Generator names (default: every rule-based one that can run here).")
+    select = serializers.CharField(required=False, default="pammr", help_text="pammr, dips, tree, mwp, qf_pcf or none")
+    per_problem = serializers.IntegerField(required=False, default=DEFAULT_PER_PROBLEM, min_value=1,
+                                           max_value=MAX_PER_PROBLEM)
+    queue = serializers.BooleanField(required=False, default=True, help_text="Queue the selected for annotation.")
+
+
+class DatasetGenerateApi(APIView):
+    """Starts the ``generate`` job for the dataset → 202 ``{"job"}``."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(request=GenerateInputSerializer,
+                   responses={202: inline_serializer("GenerateStarted", {"job": serializers.IntegerField()}),
+                              400: _detail})
+    def post(self, request, dataset_id: int):
+        dataset = _dataset_or_404(request, dataset_id)
+        data = GenerateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            job = generation_start(dataset=dataset, generators=_names(v.get("generators")), select=v["select"],
+                                   per_problem=v["per_problem"], queue=v["queue"], user=request.user)
+        except (GenerationError, ParaQDError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)
+
+
+class CandidateQuerySerializer(serializers.Serializer):
+    generator = serializers.CharField(required=False, allow_blank=True, max_length=64)
+    min_pqi = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    selected = serializers.BooleanField(required=False, allow_null=True, default=None)
+    label = serializers.ChoiceField(choices=LABEL_FILTERS, required=False)
+
+
+class CandidateListApi(APIView):
+    """Paginated candidates with their problem, generator, prompt, scores (S, D, N, PQI, 1−BLEU,
+    WPD, ParaQD), selected flag and gold label."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(parameters=[
+        OpenApiParameter("generator", str, required=False),
+        OpenApiParameter("min_pqi", float, required=False),
+        OpenApiParameter("selected", bool, required=False),
+        OpenApiParameter("label", str, enum=list(LABEL_FILTERS), required=False),
+        OpenApiParameter("page", int, required=False),
+    ])
+    def get(self, request, dataset_id: int):
+        dataset = _dataset_or_404(request, dataset_id)
+        query = CandidateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = query.validated_data
+        qs = candidate_list(dataset=dataset, generator=q.get("generator") or None, min_pqi=q.get("min_pqi"),
+                            selected=q.get("selected"), label=q.get("label"))
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        scores = scores_by_id([c.score_id for c in page])
+        return paginator.get_paginated_response([candidate_row(c, scores.get(c.score_id)) for c in page])
+
+
+class ParaphraseInputSerializer(serializers.Serializer):
+    text = serializers.CharField(allow_blank=True, trim_whitespace=True,
+                                 help_text="The word problem (its numbers and units must survive).")
+    k = serializers.IntegerField(required=False, default=3, min_value=1, max_value=MAX_PER_PROBLEM)
+    generators = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_empty=True)
+    select = serializers.CharField(required=False, default="pammr")
+
+
+class ParaphraseApi(APIView):
+    """Variants of one pasted problem, best first (nothing is stored) → 200 ``{"variants": [...]}``."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(request=ParaphraseInputSerializer, responses={200: inline_serializer("Variants", {
+        "variants": serializers.ListField(child=serializers.DictField())}), 400: _detail})
+    def post(self, request):
+        data = ParaphraseInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            result = paraphrase_variants(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
+                                         select=v["select"])
+        except (GenerationError, ParaQDError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(result)
+
+
+class GeneratorListApi(APIView):
+    """Every registered generator, with whether it can run here and, if not, why."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(responses=inline_serializer("Generators", {"generators": serializers.ListField(
+        child=serializers.DictField())}))
+    def get(self, request):
+        return Response({"generators": generator_catalog()})

@@ -1,0 +1,459 @@
+"""Generation on the platform: run generators over a dataset's problems, score and select the
+candidates, queue the selected ones for annotation, and hand variants to people and scripts.
+
+The generators, metrics and selectors are pure ``ml`` code (``ml.generation``, ``ml.metrics``,
+``ml.selection``); this module reads rows, calls them, and writes the results back:
+
+- :func:`generation_run` (the ``generate`` job, :func:`generation_start` queues it): per problem,
+  every chosen generator's candidates become ``Candidate`` rows (unique per problem, generator and
+  text), each is scored against its problem (σ from the active ParaQD version, or the packaged
+  pretrained encoder when none is active; ν, δ, 1 − BLEU, WPD, PQI) into one ``Score`` row per
+  candidate and scorer version, the selector picks ``per_problem`` of them, and the picked ones
+  become annotation items (k annotators, the dataset's ``labels_per_item``). Everything is keyed
+  by what it is (problem, generator, text; candidate and scorer; candidate), so a redelivered job
+  rewrites the same rows; a generator failing on one problem is logged, not fatal.
+- :func:`paraphrase_variants` answers ``POST paraphrase/`` and the ``paraphrase`` command: the
+  same pipeline on one pasted text, nothing stored.
+- :func:`pqi_by_generator` is the ``pqi`` command and the dashboard's PQI-per-generator plot.
+"""
+from __future__ import annotations
+
+import logging
+import statistics
+import time
+import zlib
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+
+from annotation.models import AnnotationItem, GoldLabel
+from corpus.models import Dataset, Problem
+from corpus.text import text_hash
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+
+from .models import Candidate, Score
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from ml.generation import GeneratedCandidate, GenerationResources
+
+    from .paraqd import ScoringModel
+
+logger = logging.getLogger("paralab.generation")
+
+Progress = Callable[..., None]
+
+GENERATED_PURPOSE = "generated"
+DEFAULT_SELECTOR = "pammr"
+DEFAULT_PER_PROBLEM = 2
+DEFAULT_SEED = 3407
+MAX_PER_PROBLEM = 20
+# The metrics every generated candidate gets, as the contract and the pages name them.
+METRIC_KEYS = ("S", "D", "N", "PQI", "bleu_div", "wpd")
+# Score columns behind those names.
+SCORE_COLUMNS = {"S": "similarity", "D": "diversity", "N": "numeracy", "PQI": "pqi",
+                 "bleu_div": "bleu_diversity", "wpd": "wpd", "paraqd": "paraqd"}
+
+
+class GenerationError(ValueError):
+    """A request the user can fix (unknown generator or selector, empty text, bad count...)."""
+
+
+# --- resources and names ------------------------------------------------------------------------
+
+
+def generation_resources() -> GenerationResources:
+    """The generators' resources from the settings (spaCy pipeline, synonym source, WordNet data,
+    encoder for the embedding-neighbour synonyms, masked LM, optional instruct LLM)."""
+    from ml.generation import GenerationResources
+
+    from .paraqd import base_encoder_path
+
+    return GenerationResources(
+        spacy_model=settings.PARALAB_SPACY_MODEL,
+        synonym_source=settings.PARALAB_SYNONYM_SOURCE,
+        wordnet_dir=settings.PARALAB_WORDNET_DIR or None,
+        embedding_model=base_encoder_path(),
+        masked_lm=settings.PARALAB_MASKED_LM or None,
+        llm_dir=settings.PARALAB_LLM_DIR or None,
+        llm_file=settings.PARALAB_LLM_FILE or None,
+        device="cpu" if settings.PARALAB_DEVICE == "auto" else settings.PARALAB_DEVICE,
+    )
+
+
+def generator_catalog(resources: GenerationResources | None = None) -> list[dict[str, Any]]:
+    """Every registered generator: ``{"name", "kind", "description", "available", "reason"}``."""
+    from ml.generation import GENERATORS
+
+    resources = resources or generation_resources()
+    rows = []
+    for name, generator in GENERATORS.items():
+        reason = generator.unavailable_reason(resources)
+        rows.append({"name": name, "kind": generator.kind, "description": generator.description,
+                     "available": reason is None, "reason": reason or ""})
+    return rows
+
+
+def generator_names(requested: Sequence[str] | str | None, resources: GenerationResources) -> list[str]:
+    """The generators to run: the requested ones (each must exist and be able to run here), or by
+    default every registered non-baseline generator that can run here."""
+    from ml.generation import GENERATORS, available_generators
+
+    if isinstance(requested, str):
+        requested = [n for n in requested.split(",")]
+    names = list(dict.fromkeys(n.strip() for n in (requested or []) if n and n.strip()))
+    if not names:
+        names = available_generators(resources)
+        if not names:
+            raise GenerationError("no generator can run here")
+        return names
+    unknown = [n for n in names if n not in GENERATORS]
+    if unknown:
+        raise GenerationError(
+            f"unknown generator {', '.join(repr(n) for n in unknown)} (known: {', '.join(GENERATORS)})"
+        )
+    for name in names:
+        reason = GENERATORS[name].unavailable_reason(resources)
+        if reason:
+            raise GenerationError(f"generator {name!r} cannot run here: {reason}")
+    return names
+
+
+def selector_name(name: str | None) -> str:
+    from ml.selection import SELECTORS
+
+    name = (name or DEFAULT_SELECTOR).strip()
+    if name not in SELECTORS:
+        raise GenerationError(f"unknown selector {name!r} (known: {', '.join(SELECTORS)})")
+    return name
+
+
+def _check_per_problem(per_problem: int) -> int:
+    if not isinstance(per_problem, int) or isinstance(per_problem, bool) or not 1 <= per_problem <= MAX_PER_PROBLEM:
+        raise GenerationError(f"per_problem must be an integer from 1 to {MAX_PER_PROBLEM}, not {per_problem!r}")
+    return per_problem
+
+
+def _problem_seed(seed: int, text: str) -> int:
+    """One seed per (run seed, problem text): the same problem gets the same candidates, whatever
+    its id or the dataset it is in."""
+    return (seed * 1_000_003 + zlib.crc32(text.encode("utf-8"))) % (2**31)
+
+
+# --- scoring and selection (shared by the job and the paraphrase endpoint) ----------------------
+
+
+@dataclass
+class _Scored:
+    text: str
+    generator: str
+    prompt: str
+    meta: dict[str, Any]
+    scores: dict[str, float]
+
+
+def _score(original: str, generated: Sequence[GeneratedCandidate], model: ScoringModel) -> list[_Scored]:
+    from ml.metrics import paraphrase_scores
+
+    from .paraqd import paraqd_cosines
+
+    cosines = paraqd_cosines(model=model, questions=[original] * len(generated),
+                             paraphrases=[g.text for g in generated])
+    return [
+        _Scored(g.text, g.generator, g.prompt, dict(g.meta),
+                paraphrase_scores(original, g.text, cosine=cos, spacy_model=settings.PARALAB_SPACY_MODEL))
+        for g, cos in zip(generated, cosines)
+    ]
+
+
+def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, equation: str = "") -> list[int]:
+    """Indices of the selected candidates, in selection order."""
+    from ml.selection import SelectionCandidate, select
+
+    if not scored or selector == "none":
+        return []
+    pool = [SelectionCandidate(text=s.text, scores=s.scores, prompt=s.prompt, generator=s.generator) for s in scored]
+    options: dict[str, Any] = {}
+    if selector == "mwp" and equation.strip():
+        from ml.number_mentions import number_signature
+
+        options["equation_numbers"] = set(number_signature(equation))
+    return list(select(selector, original, pool, k=k, **options))
+
+
+def _score_row(candidate_id: int, model: ScoringModel, scores: dict[str, float]) -> Score:
+    return Score(
+        candidate_id=candidate_id, scorer_version=model.scorer_version, model_version=model.version,
+        **{column: float(scores[key]) for key, column in SCORE_COLUMNS.items()},
+    )
+
+
+def _summary(rows: Sequence[dict[str, float]]) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": len(rows)}
+    for key in METRIC_KEYS:
+        values = [r[key] for r in rows if r.get(key) is not None]
+        out[key] = round(statistics.fmean(values), 4) if values else None
+    return out
+
+
+# --- the generate job ---------------------------------------------------------------------------
+
+
+def generation_start(
+    *,
+    dataset: Dataset,
+    generators: Sequence[str] | str | None = None,
+    select: str | None = None,
+    per_problem: int = DEFAULT_PER_PROBLEM,
+    queue: bool = True,
+    seed: int = DEFAULT_SEED,
+    user: AbstractBaseUser | None = None,
+    enqueue: bool = True,
+) -> Job:
+    """Check the request and queue a ``generate`` job (cpu queue: the generators are rule-based;
+    a neural generator's job goes to the gpu queue) once the transaction commits."""
+    from workers.generation import generate_job
+
+    resources = generation_resources()
+    names = generator_names(generators, resources)
+    selector = selector_name(select)
+    _check_per_problem(per_problem)
+    if not Problem.objects.filter(dataset=dataset).exists():
+        raise GenerationError(f"dataset {dataset.name!r} has no problems")
+    from ml.generation import get_generator
+
+    neural = any(get_generator(n).kind == "neural" for n in names)
+    job = job_create(
+        kind=Job.Kind.GENERATE,
+        params={"generators": names, "select": selector, "per_problem": per_problem, "queue": bool(queue),
+                "seed": int(seed)},
+        dataset=dataset, created_by=user, queue="gpu" if neural else "cpu",
+    )
+    if enqueue:
+        job_enqueue(job=job, task=generate_job)
+    return job
+
+
+def generation_run(
+    *,
+    dataset: Dataset,
+    generators: Sequence[str] | str | None = None,
+    select: str | None = None,
+    per_problem: int = DEFAULT_PER_PROBLEM,
+    queue: bool = True,
+    seed: int = DEFAULT_SEED,
+    progress: Progress | None = None,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Generate, score, select and (with ``queue``) queue for annotation, for every problem of
+    ``dataset``. Returns the ``generate`` command's JSON (less ``job``):
+    ``{"problems", "candidates", "selected", "queued", "by_generator": {name: {"n", "S", "D", "N",
+    "PQI", "bleu_div", "wpd"}}, "refused": {name: count}, "failed": [...], "scorer", "select",
+    "generators"}``.
+    """
+    from ml.generation import generate
+
+    from .paraqd import paraqd_default_model
+
+    resources = generation_resources()
+    names = generator_names(generators, resources)
+    selector = selector_name(select)
+    _check_per_problem(per_problem)
+    model = paraqd_default_model()
+    problems = list(Problem.objects.filter(dataset=dataset).order_by("id").values_list("id", "text", "equation"))
+    if not problems:
+        raise GenerationError(f"dataset {dataset.name!r} has no problems")
+    if log:
+        log(f"generators: {', '.join(names)}; selector {selector}, {per_problem} per problem; σ from "
+            f"{model.scorer_version}")
+    by_generator: dict[str, list[dict[str, float]]] = defaultdict(list)
+    refused: dict[str, int] = defaultdict(int)
+    failed: list[dict[str, Any]] = []
+    n_candidates = n_selected = n_queued = 0
+    last_note = 0.0
+    for done, (problem_id, text, equation) in enumerate(problems, start=1):
+        try:
+            generated, refusals = generate(names, text, _problem_seed(seed, text), resources)
+            for name in refusals:
+                refused[name] += 1
+            scored = _score(text, generated, model) if generated else []
+            picks = _select(selector, text, scored, per_problem, equation=equation or "")
+        except Exception as exc:  # one problem's failure must not stop the dataset
+            logger.exception("generation failed on problem %s", problem_id)
+            failed.append({"problem": problem_id, "error": f"{type(exc).__name__}: {exc}"})
+            if log:
+                log(f"problem {problem_id}: {type(exc).__name__}: {exc}")
+            continue
+        with transaction.atomic():
+            ids = _store(problem_id, scored, model)
+            picked_ids = [ids[i] for i in picks]
+            if picked_ids:
+                Candidate.objects.filter(pk__in=picked_ids).exclude(selected_by=selector).update(selected_by=selector)
+                if queue:
+                    n_queued += _queue(dataset, picked_ids)
+        n_candidates += len(scored)
+        n_selected += len(picks)
+        for item in scored:
+            by_generator[item.generator].append(item.scores)
+        now = time.monotonic()
+        if progress and (done == len(problems) or now - last_note > 2.0):
+            last_note = now
+            progress(done / len(problems), f"{done}/{len(problems)} problems, {n_candidates} candidates")
+    return {
+        "problems": len(problems),
+        "candidates": n_candidates,
+        "selected": n_selected,
+        "queued": n_queued,
+        "by_generator": {name: _summary(rows) for name, rows in sorted(by_generator.items())},
+        "refused": dict(sorted(refused.items())),
+        "failed": failed,
+        "scorer": model.scorer_version,
+        "select": selector,
+        "generators": names,
+    }
+
+
+def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel) -> list[int]:
+    """Candidate ids of ``scored`` (created when new), with their Score rows upserted."""
+    ids = []
+    for item in scored:
+        candidate, _ = Candidate.objects.get_or_create(
+            problem_id=problem_id, generator=item.generator, text_hash=text_hash(item.text),
+            defaults={"text": item.text, "prompt": item.prompt[:128],
+                      "metadata": {"generation": True, **_json_meta(item.meta)}},
+        )
+        ids.append(candidate.pk)
+    if scored:
+        Score.objects.bulk_create(
+            [_score_row(pk, model, item.scores) for pk, item in zip(ids, scored)],
+            update_conflicts=True, unique_fields=["candidate", "scorer_version"],
+            update_fields=["model_version", *SCORE_COLUMNS.values()],
+        )
+    return ids
+
+
+def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool)) or v is None}
+
+
+def _queue(dataset: Dataset, candidate_ids: Sequence[int]) -> int:
+    created = 0
+    for pk in candidate_ids:
+        _, was_created = AnnotationItem.objects.get_or_create(
+            candidate_id=pk,
+            defaults={"dataset": dataset, "purpose": GENERATED_PURPOSE, "required_labels": dataset.labels_per_item},
+        )
+        created += was_created
+    return created
+
+
+# --- one pasted problem -------------------------------------------------------------------------
+
+
+def paraphrase_variants(
+    *,
+    text: str,
+    k: int = 3,
+    generators: Sequence[str] | str | None = None,
+    select: str | None = None,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, Any]:
+    """Variants of one problem, best first (nothing is stored):
+    ``{"variants": [{"text", "generator", "prompt", "S", "D", "N", "PQI", "bleu_div", "wpd",
+    "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"}, "candidates", "refused",
+    "scorer", "select", "seconds"}``. The selector (PAMMR by default) picks ``k``; they are listed
+    by PQI. ``numbers_kept`` is ν = 1: every number of the problem, by value, and no other.
+    """
+    from ml.generation import generate
+    from ml.highlight import highlight_spans
+
+    from .paraqd import paraqd_default_model
+
+    started = time.perf_counter()
+    text = (text or "").strip()
+    if not text:
+        raise GenerationError("text: paste a word problem (it is empty)")
+    limit = settings.PARALAB_PARAPHRASE_MAX_CHARS
+    if len(text) > limit:
+        raise GenerationError(f"text: {len(text)} characters is over the limit of {limit}")
+    _check_per_problem(k)
+    resources = generation_resources()
+    names = generator_names(generators, resources)
+    selector = selector_name(select)
+    model = paraqd_default_model()
+    generated, refusals = generate(names, text, _problem_seed(seed, text), resources)
+    scored = _score(text, generated, model) if generated else []
+    picks = _select(selector, text, scored, k) if selector != "none" else []
+    if not picks:  # "none", or nothing passed: the best by PQI
+        picks = sorted(range(len(scored)), key=lambda i: -scored[i].scores["PQI"])[:k]
+    chosen = sorted((scored[i] for i in picks), key=lambda s: -s.scores["PQI"])
+    spacy_model = settings.PARALAB_SPACY_MODEL
+    variants = [
+        {"text": s.text, "generator": s.generator, "prompt": s.prompt,
+         **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
+         "numbers_kept": s.scores["N"] >= 1.0,
+         "spans": highlight_spans(s.text, spacy_model=spacy_model)}
+        for s in chosen
+    ]
+    return {
+        "variants": variants,
+        "problem": {"text": text, "spans": highlight_spans(text, spacy_model=spacy_model)},
+        "candidates": len(scored),
+        "refused": refusals,
+        "scorer": model.scorer_version,
+        "select": selector,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+# --- reading scores back ------------------------------------------------------------------------
+
+
+def latest_scores(*, dataset: Dataset, generator: str | None = None) -> dict[int, dict[str, Any]]:
+    """Per generated candidate of ``dataset``: its newest complete score row (PQI set) as
+    ``{"generator", "S", "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "scorer"}``."""
+    qs = Score.objects.filter(candidate__problem__dataset=dataset, pqi__isnull=False)
+    if generator:
+        qs = qs.filter(candidate__generator=generator)
+    out: dict[int, dict[str, Any]] = {}
+    columns = list(SCORE_COLUMNS.items())
+    for row in qs.order_by("candidate_id", "-id").values(
+        "candidate_id", "candidate__generator", "scorer_version", *[c for _, c in columns]
+    ).iterator(chunk_size=2000):
+        if row["candidate_id"] in out:
+            continue
+        out[row["candidate_id"]] = {"generator": row["candidate__generator"], "scorer": row["scorer_version"],
+                                    **{key: row[column] for key, column in columns}}
+    return out
+
+
+def pqi_by_generator(*, dataset: Dataset, generator: str | None = None) -> dict[str, Any]:
+    """The ``pqi`` command's JSON: per generator, the mean S, D, N, PQI, 1 − BLEU and WPD of its
+    stored candidates (``n`` of them), their PQI spread (standard deviation), and — once humans
+    labelled some — how many have a gold label and the share of those that are valid."""
+    scores = latest_scores(dataset=dataset, generator=generator)
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in scores.values():
+        rows[row["generator"]].append(row)
+    gold = defaultdict(lambda: [0, 0])
+    for gen, valid in GoldLabel.objects.filter(candidate_id__in=list(scores)).values_list(
+            "candidate__generator", "valid"):
+        gold[gen][0] += 1
+        gold[gen][1] += bool(valid)
+    out: dict[str, Any] = {}
+    for name in sorted(rows):
+        summary = _summary(rows[name])
+        pqis = [r["PQI"] for r in rows[name]]
+        summary["PQI_sd"] = round(statistics.pstdev(pqis), 4) if len(pqis) > 1 else 0.0
+        labelled, valid = gold[name]
+        summary["labelled"] = labelled
+        summary["human_valid_share"] = round(valid / labelled, 4) if labelled else None
+        out[name] = summary
+    scorers = sorted({r["scorer"] for r in scores.values()})
+    return {"dataset": dataset.name, "by_generator": out, "scorers": scorers}

@@ -1,0 +1,176 @@
+"""Reads of paraphrase candidates: the candidate list behind ``GET datasets/{id}/candidates/`` and
+``/datasets/{id}/candidates/``, with each candidate's newest complete score (PQI set), its
+selection and its label status."""
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+
+from annotation.models import AnnotationItem, GoldLabel
+from corpus.models import Dataset
+
+from .models import Candidate, Score
+
+LABEL_FILTERS = ("valid", "invalid", "unlabelled", "queued")
+
+
+def _latest_score() -> QuerySet[Score]:
+    return Score.objects.filter(candidate=OuterRef("pk"), pqi__isnull=False).order_by("-id")
+
+
+def candidate_list(
+    *,
+    dataset: Dataset,
+    generator: str | None = None,
+    min_pqi: float | None = None,
+    selected: bool | None = None,
+    label: str | None = None,
+    problem_ids: list[int] | None = None,
+) -> QuerySet[Candidate]:
+    """The dataset's candidates ordered by problem, then PQI (best first), annotated with
+    ``score_id`` and ``pqi_value`` (their newest complete score) and ``labels_done``.
+
+    ``label``: ``valid`` / ``invalid`` (gold), ``unlabelled`` (no gold yet), ``queued`` (an
+    annotation item exists and no gold yet).
+    """
+    if label is not None and label not in LABEL_FILTERS:
+        raise ValueError(f"label must be one of {', '.join(LABEL_FILTERS)}")
+    latest = _latest_score()
+    qs = (
+        Candidate.objects.filter(problem__dataset=dataset)
+        .select_related("problem", "gold", "annotation_item")
+        .annotate(score_id=Subquery(latest.values("id")[:1]), pqi_value=Subquery(latest.values("pqi")[:1]))
+        .annotate(labels_done=Count("annotation_item__labels", distinct=True))
+    )
+    if problem_ids is not None:
+        qs = qs.filter(problem_id__in=problem_ids)
+    if generator:
+        qs = qs.filter(generator=generator)
+    if min_pqi is not None:
+        qs = qs.filter(pqi_value__gte=min_pqi)
+    if selected is True:
+        qs = qs.exclude(selected_by="")
+    elif selected is False:
+        qs = qs.filter(selected_by="")
+    if label in ("valid", "invalid"):
+        qs = qs.filter(gold__valid=(label == "valid"))
+    elif label == "unlabelled":
+        qs = qs.filter(gold__isnull=True)
+    elif label == "queued":
+        qs = qs.filter(gold__isnull=True).filter(Exists(AnnotationItem.objects.filter(candidate=OuterRef("pk"))))
+    return qs.order_by("problem_id", "-pqi_value", "id")
+
+
+def scores_by_id(score_ids: list[int]) -> dict[int, Score]:
+    return {s.pk: s for s in Score.objects.filter(pk__in=[i for i in score_ids if i])}
+
+
+def candidate_generators(*, dataset: Dataset) -> list[str]:
+    return list(
+        Candidate.objects.filter(problem__dataset=dataset).order_by("generator")
+        .values_list("generator", flat=True).distinct()
+    )
+
+
+def _gold(candidate: Candidate) -> GoldLabel | None:
+    try:
+        return candidate.gold
+    except GoldLabel.DoesNotExist:
+        return None
+
+
+def _item(candidate: Candidate) -> AnnotationItem | None:
+    try:
+        return candidate.annotation_item
+    except AnnotationItem.DoesNotExist:
+        return None
+
+
+def candidate_row(candidate: Candidate, score: Score | None) -> dict[str, Any]:
+    """What the API and the page show of one candidate."""
+    gold = _gold(candidate)
+    item = _item(candidate)
+    if gold is not None:
+        status = "valid" if gold.valid else "invalid"
+    elif item is not None:
+        status = "queued"
+    else:
+        status = "unlabelled"
+    scores = None
+    if score is not None:
+        scores = {"S": score.similarity, "D": score.diversity, "N": score.numeracy, "PQI": score.pqi,
+                  "bleu_div": score.bleu_diversity, "wpd": score.wpd, "paraqd": score.paraqd,
+                  "scorer": score.scorer_version}
+    return {
+        "id": candidate.pk,
+        "problem": {"id": candidate.problem_id, "text": candidate.problem.text},
+        "text": candidate.text,
+        "generator": candidate.generator,
+        "prompt": candidate.prompt,
+        "scores": scores,
+        "selected": bool(candidate.selected_by),
+        "selected_by": candidate.selected_by,
+        "gold": {"valid": gold.valid, "source": gold.source} if gold is not None else None,
+        "label_status": status,
+        "item": item.pk if item is not None else None,
+        "labels": {"done": getattr(candidate, "labels_done", 0),
+                   "required": item.required_labels if item is not None else 0},
+    }
+
+
+
+
+# --- accepted variants (export what=variants) ---------------------------------------------------
+
+VARIANT_FIELDS = [
+    "problem_id", "problem_text", "rank", "variant_text", "status", "candidate_id", "generator", "prompt",
+    "S", "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "scorer", "gold_source",
+]
+
+
+def variant_queryset(*, dataset: Dataset, threshold: float) -> QuerySet[Candidate]:
+    """The dataset's accepted variants: gold valid, or without gold, every number kept (ν = 1), a
+    ParaQD cosine above ``threshold`` (σ above (threshold + 1) / 2) and not a copy (δ > 0).
+    Annotated with their newest complete score's values."""
+    latest = _latest_score()
+    columns = {"s_similarity": "similarity", "s_diversity": "diversity", "s_numeracy": "numeracy", "s_pqi": "pqi",
+               "s_bleu": "bleu_diversity", "s_wpd": "wpd", "s_paraqd": "paraqd", "s_scorer": "scorer_version"}
+    qs = Candidate.objects.filter(problem__dataset=dataset).annotate(
+        **{name: Subquery(latest.values(column)[:1]) for name, column in columns.items()}
+    )
+    accepted = Q(gold__valid=True) | (
+        Q(gold__isnull=True) & Q(s_numeracy__gte=1.0) & Q(s_paraqd__gt=threshold) & Q(s_diversity__gt=0.0)
+    )
+    return qs.filter(accepted).exclude(text=F("problem__text"))
+
+
+def variant_rows(*, dataset: Dataset, threshold: float, chunk_size: int = 2000):
+    """Export rows of the accepted variants, problem by problem (best PQI first within a problem);
+    ``status`` is ``gold`` (humans said valid) or ``unreviewed`` (accepted on its scores)."""
+    from corpus.models import Problem
+
+    base = variant_queryset(dataset=dataset, threshold=threshold).select_related("problem", "gold")
+    last = 0
+    while True:
+        problem_ids = list(Problem.objects.filter(dataset=dataset, pk__gt=last).order_by("pk")
+                           .values_list("pk", flat=True)[:chunk_size])
+        if not problem_ids:
+            return
+        rank, current = 0, None
+        for c in base.filter(problem_id__in=problem_ids).order_by("problem_id", F("s_pqi").desc(nulls_last=True), "id"):
+            if c.problem_id != current:
+                rank, current = 0, c.problem_id
+            rank += 1
+            gold = _gold(c)
+            yield {
+                "problem_id": c.problem_id, "problem_text": c.problem.text, "rank": rank, "variant_text": c.text,
+                "status": "gold" if gold is not None else "unreviewed", "candidate_id": c.pk,
+                "generator": c.generator, "prompt": c.prompt,
+                "S": c.s_similarity, "D": c.s_diversity, "N": c.s_numeracy, "PQI": c.s_pqi, "bleu_div": c.s_bleu,
+                "wpd": c.s_wpd, "paraqd": c.s_paraqd, "scorer": c.s_scorer,
+                "gold_source": gold.source if gold is not None else None,
+            }
+        if len(problem_ids) < chunk_size:
+            return
+        last = problem_ids[-1]

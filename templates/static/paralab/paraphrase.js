@@ -1,0 +1,81 @@
+/* The "Paraphrase a problem" page: sends the pasted problem to POST /api/v1/paraphrase/ and
+ * draws each variant beside the original with the labelling screen's highlights, word diff and
+ * numbers/units check (ParalabText). DOM nodes and textContent only, never HTML strings. */
+(function () {
+  "use strict";
+
+  var form = document.getElementById("paraphrase-form");
+  if (!form) return;
+  var textBox = document.getElementById("paraphrase-text");
+  var status = document.getElementById("paraphrase-status");
+  var list = document.getElementById("variants");
+  var template = document.getElementById("variant-template");
+  var button = document.getElementById("paraphrase-button");
+
+  function fmt(value, digits) {
+    return typeof value === "number" ? value.toFixed(digits) : "–";
+  }
+
+  function show(result) {
+    while (list.firstChild) list.removeChild(list.firstChild);
+    var variants = result.variants || [];
+    status.textContent = variants.length
+      ? variants.length + " variant" + (variants.length === 1 ? "" : "s") + " from " + result.candidates +
+        " candidates in " + fmt(result.seconds, 2) + " s (σ from " + result.scorer + ", selector " + result.select + ")."
+      : "No generator could rewrite this problem (" + Object.keys(result.refused || {}).length + " refused).";
+    variants.forEach(function (variant, index) {
+      var node = template.content.firstElementChild.cloneNode(true);
+      node.querySelector(".variant-rank").textContent = "#" + (index + 1);
+      node.querySelector(".variant-generator").textContent = variant.generator + (variant.prompt ? " · " + variant.prompt : "");
+      node.querySelector(".variant-scores").textContent =
+        "PQI " + fmt(variant.PQI, 3) + " · S " + fmt(variant.S, 3) + " · D " + fmt(variant.D, 3) + " · N " + fmt(variant.N, 2);
+      node.dataset.numbersKept = variant.numbers_kept ? "1" : "0";
+      var original = { text: result.problem.text, spans: result.problem.spans };
+      var rewritten = { text: variant.text, spans: variant.spans };
+      window.ParalabText.renderPair(node.querySelector(".variant-original"), node.querySelector(".variant-text"),
+                                    original, rewritten);
+      window.ParalabText.renderChecks(node.querySelector(".variant-checks"),
+                                      window.ParalabText.compareQuantities(original, rewritten));
+      list.appendChild(node);
+    });
+  }
+
+  document.getElementById("paraphrase-example").addEventListener("click", function (event) {
+    textBox.value = event.currentTarget.dataset.example;
+    textBox.focus();
+  });
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    var generators = Array.prototype.map.call(
+      form.querySelectorAll('input[name="generators"]:checked'), function (box) { return box.value; });
+    var body = {
+      text: textBox.value,
+      k: parseInt(document.getElementById("paraphrase-k").value, 10) || 3,
+      select: document.getElementById("paraphrase-select").value,
+      generators: generators,
+    };
+    button.disabled = true;
+    status.textContent = "Paraphrasing…";
+    fetch(form.dataset.api, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
+      body: JSON.stringify(body),
+    }).then(function (response) {
+      return response.json().then(function (data) { return { ok: response.ok, data: data }; });
+    }).then(function (answer) {
+      if (!answer.ok) {
+        while (list.firstChild) list.removeChild(list.firstChild);
+        var data = answer.data || {};
+        status.textContent = data.detail || Object.keys(data).map(function (k) { return k + ": " + data[k]; }).join("; ");
+        return;
+      }
+      show(answer.data);
+    }).catch(function (error) {
+      status.textContent = "The request failed: " + error;
+    }).then(function () {
+      button.disabled = false;
+    });
+  });
+})();

@@ -1,0 +1,46 @@
+"""The ``generate`` task: generators over a dataset's problems, scored, selected and queued.
+
+Thin: it claims the job through ``jobs.services.job_run`` (a redelivered message for a finished
+job is a no-op; a stale one runs again, and every row it writes is keyed by what it is, so the
+rerun rewrites the same rows) and calls ``paraphrases.generation.generation_run``. Bad input
+(``GenerationError``) fails the job with its message. Rule-based generation runs on the cpu queue;
+a neural generator's job is routed to the gpu queue by ``generation_start``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from celery import shared_task
+
+from .paraqd import COMMON, SHORT_LIMITS
+
+
+@shared_task(name="paralab.generation.generate", **COMMON, **SHORT_LIMITS)
+def generate_job(self, job_id: int) -> None:
+    """Run ``generation_run`` with the job's params; the job's result is the ``generate`` JSON."""
+    from jobs.services import JobError, job_log, job_run
+    from paraphrases.generation import GenerationError
+
+    def body(job: Any, report: Callable[..., None]) -> dict[str, Any]:
+        from paraphrases.generation import generation_run
+
+        if job.dataset is None:
+            raise JobError("the dataset of this generation job no longer exists")
+        params = job.params
+        try:
+            result = generation_run(
+                dataset=job.dataset,
+                generators=params.get("generators") or None,
+                select=params.get("select"),
+                per_problem=int(params.get("per_problem", 2)),
+                queue=bool(params.get("queue", True)),
+                seed=int(params.get("seed", 3407)),
+                progress=report,
+                log=lambda line: job_log(job_id=job.pk, line=line),
+            )
+        except GenerationError as exc:
+            raise JobError(str(exc)) from exc
+        return {"job": job.pk, **result}
+
+    job_run(job_id=job_id, body=body)
