@@ -69,3 +69,37 @@ __all__ += [
 from .agreement import cohen_kappa, fleiss_kappa, observed_agreement, weighted_kappa  # noqa: E402
 
 __all__ += ["cohen_kappa", "fleiss_kappa", "observed_agreement", "weighted_kappa"]
+
+# Generation metrics (paper 000's σ, ν, δ, PQI; BLEU, WPD, distinct-n, self-BLEU) and selection
+# (QF-PCF, PAMMR, DiPS, tree ranking, paper 002's number-filtered selection).
+from . import selection  # noqa: E402
+from .metrics import (  # noqa: E402
+    BLEU_SETTINGS,
+    WPD_SETTINGS,
+    distinct,
+    numeracy,
+    pair_diversity,
+    paraphrase_scores,
+    paraphrase_scores_many,
+    pqi,
+    self_bleu,
+    sigma,
+)
+from .selection import SELECTORS, SelectionCandidate, select  # noqa: E402
+
+__all__ += [
+    "BLEU_SETTINGS",
+    "SELECTORS",
+    "SelectionCandidate",
+    "WPD_SETTINGS",
+    "distinct",
+    "numeracy",
+    "pair_diversity",
+    "paraphrase_scores",
+    "paraphrase_scores_many",
+    "pqi",
+    "select",
+    "selection",
+    "self_bleu",
+    "sigma",
+]

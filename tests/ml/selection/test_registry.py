@@ -63,7 +63,6 @@ def test_dispatch_passes_options_through():
 
 
 def test_default_pair_diversity_is_scannings_delta(spacy_model):
-    pytest.importorskip("ml.metrics.pqi")
     from ml.selection import default_pair_diversity
 
     delta = default_pair_diversity()
