@@ -159,17 +159,14 @@ class _Scored:
 
 
 def _score(original: str, generated: Sequence[GeneratedCandidate], model: ScoringModel) -> list[_Scored]:
-    from ml.metrics import paraphrase_scores
+    from ml.metrics import paraphrase_scores_many
 
     from .paraqd import paraqd_cosines
 
-    cosines = paraqd_cosines(model=model, questions=[original] * len(generated),
-                             paraphrases=[g.text for g in generated])
-    return [
-        _Scored(g.text, g.generator, g.prompt, dict(g.meta),
-                paraphrase_scores(original, g.text, cosine=cos, spacy_model=settings.PARALAB_SPACY_MODEL))
-        for g, cos in zip(generated, cosines)
-    ]
+    texts = [g.text for g in generated]
+    cosines = paraqd_cosines(model=model, questions=[original] * len(texts), paraphrases=texts)
+    scores = paraphrase_scores_many(original, texts, cosines, spacy_model=settings.PARALAB_SPACY_MODEL)
+    return [_Scored(g.text, g.generator, g.prompt, dict(g.meta), s) for g, s in zip(generated, scores)]
 
 
 def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, equation: str = "") -> list[int]:

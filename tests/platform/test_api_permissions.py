@@ -93,6 +93,18 @@ TABLE = [
     # The generator kinds have nothing to retrain yet: 409 "no generator yet" (staff only learn that).
     ("post", "api-model-retrain", "pap", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("post", "api-model-retrain", "bert", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 404}),
+    # Generation (staff only; the member of a dataset is an annotator all the same).
+    ("post", "api-dataset-generate", "dataset", "", lambda: {"generators": ["reorder"], "per_problem": 1}, "json",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
+    ("get", "api-dataset-candidates", "dataset", "?min_pqi=0.1", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("post", "api-paraphrase", None, "",
+     lambda: {"text": "Ann has 2 cats. She buys 3 dogs. How many pets does Ann have?", "k": 1,
+              "generators": ["reorder"]}, "json",
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-generator-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("get", "api-dataset-export", "dataset", "?what=variants&format=csv", None, None,
+     {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     # The schema and its browsable docs are public (drf-spectacular's SERVE_PERMISSIONS default).
     ("get", "api-schema", None, "", None, None, _everyone(200)),
     ("get", "api-docs", None, "", None, None, _everyone(200)),
