@@ -1,0 +1,174 @@
+"""What a paraphrase generator is, what it returns, and what it may raise.
+
+A generator turns one word problem into zero or more candidate paraphrases that keep the same
+numbers, units and solution. It is any object with ``name``, ``description``, ``kind`` and two
+methods (:class:`Generator`); rule-based generators, baselines and, later, STEAD and PAP all
+register the same way (see :mod:`ml.generation.registry`).
+
+- "Cannot run here at all" (no model configured or installed): :class:`GeneratorUnavailable`.
+- "Does not apply to this text" (no entity to replace, a single sentence to reorder):
+  :class:`NotApplicable`, which is ``ml.operators.OperatorNotApplicable``.
+- A generator never returns its input unchanged (only the ``copy`` baseline does).
+
+>>> c = GeneratedCandidate("In 5 hours, a train covers 300 km.", "pp_permutation", prompt="shuffle")
+>>> combine_prompts("shuffle", "replace"), c.prompt
+('replace shuffle', 'shuffle')
+"""
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Protocol, runtime_checkable
+
+from ..nlp import DEFAULT_SPACY_MODEL
+from ..number_mentions import number_signature
+from ..operators.base import OperatorNotApplicable
+from ..operators.preservation import require_preserved
+from ..similarity import DEFAULT_SENTENCE_ENCODER
+from ..units import unit_signature
+
+__all__ = [
+    "GeneratedCandidate",
+    "GenerationResources",
+    "Generator",
+    "GeneratorKind",
+    "GeneratorUnavailable",
+    "NotApplicable",
+    "PROMPT_WORDS",
+    "SynonymSource",
+    "candidates_or_refuse",
+    "combine_prompts",
+    "require_quantities",
+    "require_same_problem",
+]
+
+# "Does not apply to this text": the operators' exception, so operators can be called as they are.
+NotApplicable = OperatorNotApplicable
+
+GeneratorKind = Literal["rule", "baseline", "neural"]
+SynonymSource = Literal["auto", "wordnet", "embedding"]
+
+# SCANNING's prompt words (PAP), in the order the paper writes combinations ("fix replace
+# shuffle"): shuffle = reorderings and permutations, replace = substitutions, fix = deletions
+# and insertions, passive = voice change.
+PROMPT_WORDS = ("fix", "replace", "shuffle", "passive")
+
+
+class GeneratorUnavailable(Exception):
+    """A generator cannot run in this environment (no model configured or installed)."""
+
+    def __init__(self, reason: str, *, generator: str | None = None) -> None:
+        self.reason = reason
+        self.generator = generator
+        super().__init__(f"{generator}: {reason}" if generator else reason)
+
+
+@dataclass(frozen=True)
+class GeneratedCandidate:
+    """One candidate paraphrase. ``generator``: the registry name that made it; ``prompt``: the
+    method's prompt words (SCANNING style); ``meta``: JSON-safe details (what was replaced, which
+    synonym source ran, ...)."""
+
+    text: str
+    generator: str
+    prompt: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GenerationResources:
+    """Where the generators find their models. Plain names and paths only (ml stays pure).
+
+    spacy_model: spaCy pipeline name or path.
+    synonym_source: "wordnet" (NLTK WordNet, must be installed), "embedding" (nearest neighbours
+        among the encoder's input token embeddings) or "auto" (WordNet when installed, else
+        embedding).
+    wordnet_dir: an NLTK data directory holding corpora/wordnet (None: NLTK's search path).
+    embedding_model: sentence-transformers model (directory or hub id) for the embedding source.
+    masked_lm: hub id or directory of a masked LM for fill-mask (None: fill_mask unavailable).
+    llm_dir, llm_file: directory and GGUF file of an optional instruct LLM (never a default).
+    device: "cpu", "cuda", ... for the neural generators.
+    """
+
+    spacy_model: str = DEFAULT_SPACY_MODEL
+    synonym_source: SynonymSource = "auto"
+    wordnet_dir: str | None = None
+    embedding_model: str = DEFAULT_SENTENCE_ENCODER
+    masked_lm: str | None = None
+    llm_dir: str | None = None
+    llm_file: str | None = None
+    device: str = "cpu"
+
+    def __post_init__(self) -> None:
+        if self.synonym_source not in ("auto", "wordnet", "embedding"):
+            raise ValueError(f"synonym_source must be auto, wordnet or embedding, not {self.synonym_source!r}")
+        if not self.spacy_model:
+            raise ValueError("spacy_model must name a spaCy pipeline")
+        if not self.device:
+            raise ValueError("device must be set (e.g. 'cpu')")
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """A paraphrase generator. ``kind``: "rule", "baseline" or "neural"."""
+
+    name: str
+    description: str
+    kind: GeneratorKind
+
+    def unavailable_reason(self, resources: GenerationResources) -> str | None:
+        """Why this generator cannot run with ``resources`` (None: it can)."""
+        ...
+
+    def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
+        """Candidates for ``text``; raises :class:`NotApplicable` or :class:`GeneratorUnavailable`."""
+        ...
+
+
+def combine_prompts(*prompts: str) -> str:
+    """The prompt words of several methods, each once, in SCANNING's order.
+
+    >>> combine_prompts("passive", "shuffle"), combine_prompts("replace", "", "replace")
+    ('shuffle passive', 'replace')
+    """
+    words = {w for p in prompts for w in p.split()}
+    known = [w for w in PROMPT_WORDS if w in words]
+    return " ".join(known + sorted(words - set(PROMPT_WORDS)))
+
+
+def require_quantities(original: str, output: str, *, generator: str) -> None:
+    """Raise :class:`NotApplicable` unless ``output`` states the same numbers (by value) and units
+    as ``original`` (entities may change: entity substitution).
+
+    >>> require_quantities("It costs $4.50.", "The price is 4.50 dollars.", generator="x")
+    """
+    if number_signature(original) != number_signature(output):
+        raise NotApplicable("the rewrite would change the numbers", operator=generator)
+    if Counter(unit_signature(original)) != Counter(unit_signature(output)):
+        raise NotApplicable("the rewrite would change the units", operator=generator)
+
+
+def require_same_problem(original: str, output: str, *, generator: str, spacy_model: str) -> None:
+    """Raise :class:`NotApplicable` when ``output`` lost a number, unit or named entity."""
+    require_preserved(original, output, operator=generator, spacy_model=spacy_model)
+
+
+def candidates_or_refuse(
+    original: str, candidates: Iterable[GeneratedCandidate], *, generator: str, reason: str, limit: int | None = None
+) -> list[GeneratedCandidate]:
+    """Distinct candidates that differ from ``original`` (at most ``limit``); :class:`NotApplicable`
+    with ``reason`` when none is left."""
+    seen = {original.strip()}
+    kept = []
+    for candidate in candidates:
+        key = candidate.text.strip()
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        kept.append(candidate)
+        if limit is not None and len(kept) >= limit:
+            break
+    if not kept:
+        raise NotApplicable(reason, operator=generator)
+    return kept

@@ -1,0 +1,183 @@
+"""Named-entity substitution (paper 002 §3.3.2): people, places and organisations replaced by
+others of the same kind, CONSISTENTLY: every mention of one entity gets the same new name ("Maya …
+she … Maya" -> "Priya … she … Priya"), two entities never get the same one, and a person keeps the
+gender the pronouns give them (the pronouns themselves are not touched). Possessives stay
+("Maya's" -> "Priya's"); a title stays and only the surname changes ("Mr. Brown" -> "Mr. Khan").
+
+Unlike ParaQD's f7 (one mention at a time, a hard negative), this keeps the problem the same.
+
+>>> import random
+>>> out = EntitySubstitutionGenerator().generate(
+...     "Maya had 5 pens. She gave 2 to Tom. How many pens does Maya have?", random.Random(0),
+...     GenerationResources())[0]
+>>> sorted(set(out.meta["mapping"])), out.text.count(out.meta["mapping"]["Maya"])
+(['Maya', 'Tom'], 2)
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..nlp import DEFAULT_SPACY_MODEL, named_entities
+from ..operators.base import replace_spans
+from ..operators.replacement_lists import ENTITY_REPLACEMENTS
+from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_quantities
+from .names import FEMALE_NAMES, MALE_NAMES, SURNAMES, UNISEX_NAMES, person_genders, person_mentions
+
+__all__ = ["EntitySubstitutionGenerator", "entity_groups"]
+
+# Places and organisations, from the ParaQD replacement lists (PERSON has its own gendered lists;
+# FAC and PRODUCT entries carry articles that rarely fit where the original stood).
+PLACE_LABELS = ("GPE", "ORG", "NORP", "LOC")
+_TITLE = re.compile(r"^(Mr|Mrs|Ms|Dr|Prof|Miss|Sir|Madam)\.?\s+", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.?!]\s*$")
+_ARTICLE_BEFORE = re.compile(r"\bthe\s+$", re.IGNORECASE)
+
+
+def _occurrences(text: str, surface: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in re.finditer(rf"(?<![\w.]){re.escape(surface)}(?!\w)", text)]
+
+
+def entity_groups(
+    text: str, spacy_model: str = DEFAULT_SPACY_MODEL
+) -> list[tuple[str, str, list[tuple[int, int]]]]:
+    """``(entity, label, spans)`` for each distinct entity of ``text``, in order of first mention;
+    spans cover every occurrence of the entity's words, also where the tagger missed them.
+
+    >>> [(e, label, len(spans)) for e, label, spans in entity_groups("Maya met Tom. Maya paid 5 dollars.")]
+    [('Maya', 'PERSON', 2), ('Tom', 'PERSON', 1)]
+    """
+    labels: dict[str, Counter[str]] = {}
+    first: dict[str, int] = {}
+    for person in person_mentions(text, spacy_model):
+        labels.setdefault(person.text, Counter())["PERSON"] += 2  # our name lists outvote one odd tag
+        first.setdefault(person.text, person.start)
+    for entity in named_entities(text, labels=PLACE_LABELS, model=spacy_model):
+        labels.setdefault(entity.text, Counter())[entity.label] += 1
+        first.setdefault(entity.text, entity.start)
+    groups, taken = [], set()
+    # Longer entities first, so "Mr. Brown" claims its words before "Brown" alone.
+    for surface in sorted(labels, key=lambda s: (-len(s), first[s])):
+        spans = [s for s in _occurrences(text, surface) if not any(s[0] < b and a < s[1] for a, b in taken)]
+        if not spans:
+            continue
+        taken.update(spans)
+        groups.append((surface, labels[surface].most_common(1)[0][0], spans))
+    return sorted(groups, key=lambda g: g[2][0][0])
+
+
+def _pool(gender: str | None) -> tuple[str, ...]:
+    if gender == "female":
+        return FEMALE_NAMES
+    if gender == "male":
+        return MALE_NAMES
+    return FEMALE_NAMES + MALE_NAMES + UNISEX_NAMES
+
+
+def _present(text: str, name: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+@dataclass(frozen=True)
+class EntitySubstitutionGenerator:
+    """Consistent named-entity substitution (people by gender, places and organisations from the
+    ParaQD lists). ``max_candidates`` distinct draws."""
+
+    name: str = "entity_substitution"
+    description: str = ("Named-entity substitution, consistent across mentions: people by people of the same "
+                        "gender, places and organisations by others; pronouns and possessives kept")
+    kind: str = "rule"
+    max_candidates: int = 2
+
+    def __post_init__(self) -> None:
+        if self.max_candidates < 1:
+            raise ValueError("max_candidates must be >= 1")
+
+    def unavailable_reason(self, resources: GenerationResources) -> str | None:
+        return None
+
+    def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
+        model = resources.spacy_model
+        groups = entity_groups(text, model)
+        if not groups:
+            raise NotApplicable("no named entity", operator=self.name)
+        genders = person_genders(text, model)
+        candidates = []
+        for _ in range(2 * self.max_candidates):
+            out, mapping = self._substitute(text, rng, groups, genders)
+            if not mapping:
+                continue
+            try:  # a new name must not read as a number or unit ("Will", "Min")
+                require_quantities(text, out, generator=self.name)
+            except NotApplicable:
+                continue
+            candidates.append(GeneratedCandidate(out, self.name, "replace", {
+                "mapping": mapping, "labels": {s: label for s, label, _ in groups if s in mapping},
+            }))
+            if len({c.text for c in candidates}) >= self.max_candidates:
+                break
+        return candidates_or_refuse(text, candidates, generator=self.name, reason="no entity could be replaced",
+                                    limit=self.max_candidates)
+
+    def _substitute(
+        self, text: str, rng: random.Random, groups: list[tuple[str, str, list[tuple[int, int]]]],
+        genders: dict[str, str | None],
+    ) -> tuple[str, dict[str, str]]:
+        used: set[str] = set()
+        mapping: dict[str, str] = {}
+        parts: dict[str, str] = {}  # "Smith" -> "Khan" once "John Smith" became "Ravi Khan"
+        edits = []
+        # Whole names first, so that their parts mentioned alone follow them.
+        for surface, label, spans in sorted(groups, key=lambda g: (g[1] != "PERSON", -len(g[0].split()))):
+            if label == "PERSON" and surface in parts:
+                new = parts[surface]
+            else:
+                new = self._replacement(text, rng, surface, label, genders.get(surface), used, spans)
+            if new is None:
+                continue
+            used.add(new.lower())
+            mapping[surface] = new
+            old_words, new_words = _TITLE.sub("", surface).split(), _TITLE.sub("", new).split()
+            if label == "PERSON" and len(old_words) == len(new_words) and len(surface.split()) > 1:
+                for old_word, new_word in zip(old_words, new_words):
+                    parts.setdefault(old_word, new_word)
+            for start, end in spans:
+                word = new
+                if word[:1].islower() and (start == 0 or _SENTENCE_END.search(text, 0, start)):
+                    word = word[:1].upper() + word[1:]
+                edits.append((start, end, word))
+        order = [surface for surface, _, _ in groups if surface in mapping]
+        return replace_spans(text, edits), {surface: mapping[surface] for surface in order}
+
+    def _replacement(
+        self, text: str, rng: random.Random, surface: str, label: str, gender: str | None, used: set[str],
+        spans: list[tuple[int, int]],
+    ) -> str | None:
+        def fresh(options: tuple[str, ...]) -> list[str]:
+            return [o for o in options if o.lower() not in used and o.lower() != surface.lower()
+                    and not _present(text, o.split()[-1] if o.split() else o)]
+
+        if label == "PERSON":
+            title = _TITLE.match(surface)
+            if title:  # "Mr. Brown" -> "Mr. Khan": the title carries the gender
+                options = fresh(SURNAMES)
+                return title.group(0) + rng.choice(options) if options else None
+            words = surface.split()
+            options = fresh(_pool(gender))
+            if not options:
+                return None
+            given = rng.choice(options)
+            if len(words) > 1:  # "John Smith" -> "Ravi Khan"
+                surnames = [s for s in fresh(SURNAMES) if s.lower() not in used]
+                return f"{given} {rng.choice(surnames)}" if surnames else given
+            return given
+        options = fresh(tuple(o for o in ENTITY_REPLACEMENTS.get(label, ()) if not o.lower().startswith("a ")))
+        after_the = any(_ARTICLE_BEFORE.search(text, 0, start) for start, _ in spans)
+        if after_the:
+            # "the United States" -> "the Red Cross" keeps one article; a bare name after "the" does not fit
+            options = [o[4:] for o in options if o.lower().startswith("the ")]
+        elif any(o.lower().startswith("the ") for o in options):
+            options = [o for o in options if not o.lower().startswith("the ")] or options
+        return rng.choice(options) if options else None

@@ -1,0 +1,151 @@
+"""The generators by name, and one call that runs several of them on a problem.
+
+:func:`generate` is what the platform's job, ``POST paraphrase/`` and the benchmark call. Each
+generator gets its own ``random.Random`` seeded from the caller's seed and its name, so the same
+seed gives the same candidates and adding or removing a generator leaves the others' outputs as
+they were. Later kinds (STEAD, PAP) register the same way: ``register(MyGenerator())``.
+
+>>> "reorder" in GENERATORS and "copy" not in available_generators(GenerationResources())
+True
+>>> generator_seed(7, "reorder") == generator_seed(7, "reorder") != generator_seed(7, "synonym")
+True
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import random
+from collections import OrderedDict
+from typing import Sequence
+
+from .base import GeneratedCandidate, GenerationResources, Generator, GeneratorUnavailable, NotApplicable
+
+__all__ = [
+    "GENERATORS", "available_generators", "generate", "generator_seed", "get_generator", "register", "warm_up",
+]
+
+logger = logging.getLogger(__name__)
+
+GENERATORS: OrderedDict[str, Generator] = OrderedDict()
+
+
+def register(generator: Generator, *, replace: bool = False) -> Generator:
+    """Add ``generator`` under its name (``replace``: overwrite one of the same name)."""
+    for attribute in ("name", "description", "kind", "unavailable_reason", "generate"):
+        if not hasattr(generator, attribute):
+            raise TypeError(f"{generator!r} is not a generator: it has no {attribute!r}")
+    if generator.kind not in ("rule", "baseline", "neural"):
+        raise ValueError(f"generator {generator.name!r}: kind must be rule, baseline or neural, not {generator.kind!r}")
+    if generator.name in GENERATORS and not replace:
+        raise ValueError(f"a generator named {generator.name!r} is already registered")
+    GENERATORS[generator.name] = generator
+    return generator
+
+
+def get_generator(name: str) -> Generator:
+    """The generator registered as ``name``; ``KeyError`` naming the known ones otherwise."""
+    try:
+        return GENERATORS[name]
+    except KeyError:
+        raise KeyError(f"unknown generator {name!r} (known: {', '.join(GENERATORS)})") from None
+
+
+def available_generators(resources: GenerationResources, *, include_baselines: bool = False) -> list[str]:
+    """Names of the registered generators that can run with ``resources``, in registration order:
+    the default set (baselines only when ``include_baselines``)."""
+    return [name for name, g in GENERATORS.items()
+            if (include_baselines or g.kind != "baseline") and g.unavailable_reason(resources) is None]
+
+
+def generator_seed(seed: int, name: str) -> int:
+    """A generator's own seed, derived from the run's seed and its name (stable across processes,
+    unlike ``hash``)."""
+    digest = hashlib.sha256(f"{seed}:{name}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def generate(
+    names: Sequence[str] | str,
+    text: str,
+    rng_seed_or_rng: int | random.Random,
+    resources: GenerationResources | None = None,
+) -> tuple[list[GeneratedCandidate], dict[str, str]]:
+    """Candidates of every named generator for ``text``, in the order of ``names``, and the
+    reasons of those that produced none (not applicable, unavailable, or failed).
+
+    A text appears once per generator (two generators may both produce it). A seed (or one draw
+    from a ``random.Random``) seeds every generator separately (:func:`generator_seed`). Unknown
+    names raise ``KeyError`` before anything runs.
+    """
+    resources = resources or GenerationResources()
+    names = [names] if isinstance(names, str) else list(dict.fromkeys(names))
+    generators = [get_generator(name) for name in names]
+    if isinstance(rng_seed_or_rng, random.Random):
+        seed = rng_seed_or_rng.getrandbits(64)
+    else:
+        seed = int(rng_seed_or_rng)
+    candidates: list[GeneratedCandidate] = []
+    refusals: dict[str, str] = {}
+    for generator in generators:
+        rng = random.Random(generator_seed(seed, generator.name))
+        try:
+            produced = generator.generate(text, rng, resources)
+        except (NotApplicable, GeneratorUnavailable) as exc:
+            refusals[generator.name] = exc.reason
+            continue
+        except Exception as exc:  # one broken generator must not cost the others' candidates
+            logger.exception("generator %s failed", generator.name)
+            refusals[generator.name] = f"failed: {type(exc).__name__}: {exc}"
+            continue
+        seen = set()
+        for candidate in produced:
+            if candidate.text in seen or (candidate.text.strip() == text.strip() and generator.name != "copy"):
+                continue
+            seen.add(candidate.text)
+            candidates.append(candidate)
+        if not seen:
+            refusals[generator.name] = "no candidate"
+    return candidates, refusals
+
+
+def warm_up(resources: GenerationResources) -> list[str]:
+    """Load what the generators need once (spaCy; the synonym source, ~5 s for WordNet; the masked
+    LM when configured), so that the first request is as fast as the next. Returns what loaded."""
+    from ..nlp import load_spacy
+    from .fill_mask import load_masked_lm, masked_lm_unavailable_reason
+    from .synonyms import synonym_lookup
+
+    load_spacy(resources.spacy_model)
+    loaded = [f"spacy:{resources.spacy_model}"]
+    try:
+        loaded.append(f"synonyms:{synonym_lookup(resources).source}")
+    except GeneratorUnavailable as exc:
+        logger.warning("no synonym source: %s", exc.reason)
+    if resources.masked_lm and masked_lm_unavailable_reason(resources.masked_lm) is None:
+        load_masked_lm(resources.masked_lm, resources.device)
+        loaded.append(f"masked_lm:{resources.masked_lm}")
+    return loaded
+
+
+def _register_builtins() -> None:
+    from .baselines import CopyGenerator, EdaGenerator
+    from .compose import ComposedGenerator
+    from .entities import EntitySubstitutionGenerator
+    from .fill_mask import FillMaskGenerator
+    from .llm import InstructLLMGenerator
+    from .reorder import ReorderGenerator
+    from .structural import PassiveGenerator, PrepositionPermutationGenerator
+    from .synonyms import SynonymGenerator
+
+    reorder, permutation, passive = ReorderGenerator(), PrepositionPermutationGenerator(), PassiveGenerator()
+    synonym, entities = SynonymGenerator(), EntitySubstitutionGenerator()
+    for generator in (reorder, permutation, passive, synonym, entities, FillMaskGenerator()):
+        register(generator)
+    for first, second in ((reorder, synonym), (passive, synonym), (permutation, synonym), (reorder, entities),
+                          (passive, permutation)):
+        register(ComposedGenerator(first, second))
+    for generator in (CopyGenerator(), EdaGenerator(), InstructLLMGenerator()):
+        register(generator)
+
+
+_register_builtins()

@@ -1,0 +1,53 @@
+"""Consistent, gender-aware named-entity substitution."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from ml.generation import EntitySubstitutionGenerator, NotApplicable, entity_groups, person_genders
+from ml.generation.names import FEMALE_NAMES, MALE_NAMES
+
+from .conftest import MAYA, TRAIN, assert_same_quantities
+
+
+def test_every_mention_gets_the_same_new_name(resources):
+    for seed in range(4):
+        for candidate in EntitySubstitutionGenerator().generate(MAYA, random.Random(seed), resources):
+            mapping = candidate.meta["mapping"]
+            assert set(mapping) == {"Maya", "Tom"} and mapping["Maya"] != mapping["Tom"]
+            assert candidate.text == MAYA.replace("Maya", mapping["Maya"]).replace("Tom", mapping["Tom"])
+            assert mapping["Maya"] in FEMALE_NAMES and mapping["Tom"] in MALE_NAMES  # "She" stays right
+            assert candidate.prompt == "replace"
+            assert_same_quantities(MAYA, candidate.text)
+
+
+def test_missed_mentions_and_possessives_follow(resources):
+    text = "Maya had 5 apples. She gave Maya's sister 2. How many does Maya have?"
+    assert [len(spans) for _, _, spans in entity_groups(text, resources.spacy_model)] == [3]
+    new = EntitySubstitutionGenerator().generate(text, random.Random(0), resources)[0]
+    name = new.meta["mapping"]["Maya"]
+    assert new.text == f"{name} had 5 apples. She gave {name}'s sister 2. How many does {name} have?"
+
+
+def test_gender_from_the_pronouns_beats_the_name(resources):
+    text = "Beverly had 10 dimes in his bank. His sister Maria borrowed 2 of his dimes. How many are left?"
+    assert person_genders(text, resources.spacy_model) == {"Beverly": "male", "Maria": "female"}
+    new = EntitySubstitutionGenerator().generate(text, random.Random(0), resources)[0]
+    assert new.meta["mapping"]["Beverly"] in MALE_NAMES and new.meta["mapping"]["Maria"] in FEMALE_NAMES
+    assert new.text.count(" his ") == 2  # pronouns untouched
+
+
+def test_titles_and_surnames_stay_consistent(resources):
+    text = "Mr. Brown drove 980 miles from Boston. Brown took 14 hours. What was his average speed?"
+    new = EntitySubstitutionGenerator().generate(text, random.Random(0), resources)[0]
+    mapping = new.meta["mapping"]
+    assert re.fullmatch(r"Mr\. \w+", mapping["Mr. Brown"]) and mapping["Brown"] == mapping["Mr. Brown"][4:]
+    assert "Brown" not in new.text and "Boston" not in new.text
+    assert_same_quantities(text, new.text)
+
+
+def test_no_entity_is_not_applicable(resources):
+    with pytest.raises(NotApplicable):
+        EntitySubstitutionGenerator().generate(TRAIN, random.Random(0), resources)
