@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paralab
 
-.PHONY: install demo test test-fast services browser check clean
+.PHONY: install demo test test-fast services browser wordnet check clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 
 install: $(VENV)/.installed
 
-demo: install
+demo: install wordnet
 	$(PY) manage.py demo
 
 services:
@@ -32,9 +32,13 @@ check: install
 browser:
 	bash scripts/browser.sh
 
-test: install services browser
+# WordNet 3.0 from Debian's packages, copied where NLTK reads it (the synonym generators).
+wordnet:
+	bash scripts/wordnet.sh var/nltk_data
+
+test: install services browser wordnet
 	$(MAKE) --no-print-directory check
-	DATABASE_URL=$(TEST_DATABASE_URL) PARALAB_REQUIRE_BROWSER=1 $(PY) -m pytest -p no:cacheprovider
+	DATABASE_URL=$(TEST_DATABASE_URL) PARALAB_REQUIRE_BROWSER=1 PARALAB_REQUIRE_WORDNET=1 $(PY) -m pytest -p no:cacheprovider
 
 test-fast: install
 	$(PY) -m pytest -m "not slow and not integration and not browser"

@@ -103,3 +103,24 @@ __all__ += [
     "self_bleu",
     "sigma",
 ]
+
+# Generators (rule-based, baselines; STEAD and PAP register the same way), by name.
+from .generation import (  # noqa: E402
+    GENERATORS,
+    GeneratedCandidate,
+    GenerationResources,
+    GeneratorUnavailable,
+    available_generators,
+    generate,
+    get_generator,
+)
+
+__all__ += [
+    "GENERATORS",
+    "GeneratedCandidate",
+    "GenerationResources",
+    "GeneratorUnavailable",
+    "available_generators",
+    "generate",
+    "get_generator",
+]
