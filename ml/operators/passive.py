@@ -89,6 +89,9 @@ def _person(obj: Token) -> str:
         return "plural" if word in _PLURAL_PRONOUNS else "3sg"
     if any(child.dep_ == "conj" for child in obj.children):
         return "plural"
+    # A bare count heads the phrase: "2 of them were eaten", "one of the cakes was eaten".
+    if obj.pos_ == "NUM":
+        return "3sg" if obj.lower_ in ("1", "one") else "plural"
     # A measure ("300 km", "5 kg of rice") reads as one amount: "300 km is covered".
     units = find_units(obj.text)
     if units and units[0].start == 0 and units[0].end == len(obj.text) and obj.tag_ in ("NNS", "NN"):
@@ -159,6 +162,8 @@ def _passive_sentence(sent: Span, context: str) -> str | None:
     if len(subjects) != 1 or len(objects) != 1:
         return None
     subj, obj = subjects[0], objects[0]
+    if subj.lower_ == "one" and len(list(subj.subtree)) == 1:
+        return None  # generic "one" ("One says 80 ...") makes a bad agent: "... is said by one"
     nominal = ("NOUN", "PROPN", "PRON", "NUM")
     if not (subj.i < root.i < obj.i) or obj.pos_ not in nominal or subj.pos_ not in nominal:
         return None  # an adjectival object ("ate twice as many") makes no subject

@@ -223,3 +223,11 @@ def test_require_preserved_refuses_lost_information(spacy_model):
     with pytest.raises(OperatorNotApplicable, match="entity 'new york' lost"):
         require_preserved("Alex drove from New York.", "Alex drove from Boston.", operator="x", spacy_model=spacy_model)
     require_preserved("John ate 5 apples.", "5 apples were eaten by John.", operator="x", spacy_model=spacy_model)
+
+
+def test_passive_agrees_with_a_bare_count_and_leaves_generic_one_alone(spacy_model):
+    from ml.operators.passive import to_passive
+
+    assert to_passive("She ate 2 of them.", spacy_model=spacy_model) == "2 of them were eaten by her."
+    assert to_passive("Tom bought one of the cakes.", spacy_model=spacy_model) == "One of the cakes was bought by Tom."
+    assert to_passive("One says 80 more.", spacy_model=spacy_model) is None
