@@ -113,7 +113,7 @@ def pqi_plot_svg(by_generator: Mapping[str, Mapping[str, Any]] | None) -> SafeSt
             if isinstance(row, Mapping) and _finite(row.get("PQI")) is not None]
     if not rows:
         return mark_safe("")
-    left, right, top, bar_h, gap = 190, 16, 22, 16, 8
+    left, right, top, bar_h, gap = 270, 16, 22, 16, 8
     height = top + len(rows) * (bar_h + gap) + 28
     plot_w = _W - left - right
 

@@ -280,9 +280,13 @@ def demo_annotation_summary(ctx: DemoContext) -> dict[str, int]:
     items = AnnotationItem.objects.filter(dataset=dataset)
     reviewed = items.filter(candidate__generator=REVIEWED_GENERATOR)
     gold = GoldLabel.objects.filter(candidate__annotation_item__in=reviewed, source=GoldLabel.Source.AGREEMENT).count()
+    from paraphrases.generation import GENERATED_PURPOSE
+
     return {
         "test_pairs_unlabelled": items.filter(candidate__generator__startswith=TEST_GENERATOR_PREFIX,
                                               labels__isnull=True).count(),
+        "generated": Candidate.objects.filter(problem__dataset=dataset, metadata__generation=True).count(),
+        "generated_unlabelled": items.filter(purpose=GENERATED_PURPOSE, labels__isnull=True).count(),
         "reviewed": reviewed.count(),
         "agreement_gold": gold,
         "split": reviewed.filter(labels__valid=True).filter(labels__valid=False).distinct().count(),

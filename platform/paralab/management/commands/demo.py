@@ -88,7 +88,8 @@ class Command(BaseCommand):
 
     @staticmethod
     def _banner(ctx, url: str, *, serve_with: str | None) -> str:
-        counts = dataset_counts(dataset=ctx.require_dataset())
+        dataset = ctx.require_dataset()
+        counts = dataset_counts(dataset=dataset)
         splits = ", ".join(f"{n} {split or 'no split'}" for split, n in counts.per_split if n)
         annotation = demo_annotation_summary(ctx)
         annotators = " and ".join(u.username for u in DEMO_USERS if not u.is_staff)
@@ -102,8 +103,10 @@ class Command(BaseCommand):
             "paralab demo is ready\n"
             f"{where}\n"
             f"  dataset:  {DEMO_DATASET!r}: {counts.problems} problems ({splits})\n"
-            f"  annotate: {annotation['test_pairs_unlabelled']} synthesized test pairs waiting for {annotators} "
-            f"on {url}annotate/\n"
+            f"  annotate: {annotation['test_pairs_unlabelled']} synthesized test pairs and "
+            f"{annotation['generated_unlabelled']} generated variants waiting for {annotators} on {url}annotate/\n"
+            f"  generate: {annotation['generated']} scored candidates of the rule-based generators on "
+            f"{url}datasets/{dataset.pk}/candidates/; paste a problem on {url}paraphrase/\n"
             f"  staff:    {annotation['reviewed']} reviewed pairs labelled by both: agreement and "
             f"{annotation['agreement_gold']} gold labels on {url}dashboard/, {annotation['split']} split pairs "
             f"to adjudicate;\n"
