@@ -140,6 +140,16 @@ def _check_per_problem(per_problem: int) -> int:
     return per_problem
 
 
+def _checked(generators: Sequence[str] | str | None, select: str | None, per_problem: int
+             ) -> tuple[GenerationResources, list[str], str]:
+    """(resources, generator names, selector) of a request, each checked (GenerationError)."""
+    resources = generation_resources()
+    names = generator_names(generators, resources)
+    selector = selector_name(select)
+    _check_per_problem(per_problem)
+    return resources, names, selector
+
+
 def _problem_seed(seed: int, text: str) -> int:
     """One seed per (run seed, problem text): the same problem gets the same candidates, whatever
     its id or the dataset it is in."""
@@ -217,10 +227,7 @@ def generation_start(
     a neural generator's job goes to the gpu queue) once the transaction commits."""
     from workers.generation import generate_job
 
-    resources = generation_resources()
-    names = generator_names(generators, resources)
-    selector = selector_name(select)
-    _check_per_problem(per_problem)
+    _, names, selector = _checked(generators, select, per_problem)
     if not Problem.objects.filter(dataset=dataset).exists():
         raise GenerationError(f"dataset {dataset.name!r} has no problems")
     from ml.generation import get_generator
@@ -258,10 +265,7 @@ def generation_run(
 
     from .paraqd import paraqd_default_model
 
-    resources = generation_resources()
-    names = generator_names(generators, resources)
-    selector = selector_name(select)
-    _check_per_problem(per_problem)
+    resources, names, selector = _checked(generators, select, per_problem)
     model = paraqd_default_model()
     problems = list(Problem.objects.filter(dataset=dataset).order_by("id").values_list("id", "text", "equation"))
     if not problems:
@@ -379,10 +383,7 @@ def paraphrase_variants(
     limit = settings.PARALAB_PARAPHRASE_MAX_CHARS
     if len(text) > limit:
         raise GenerationError(f"text: {len(text)} characters is over the limit of {limit}")
-    _check_per_problem(k)
-    resources = generation_resources()
-    names = generator_names(generators, resources)
-    selector = selector_name(select)
+    resources, names, selector = _checked(generators, select, k)
     model = paraqd_default_model()
     generated, refusals = generate(names, text, _problem_seed(seed, text), resources)
     scored = _score(text, generated, model) if generated else []
