@@ -91,7 +91,12 @@ class CandidateListApi(APIView):
         OpenApiParameter("selected", bool, required=False),
         OpenApiParameter("label", str, enum=list(LABEL_FILTERS), required=False),
         OpenApiParameter("page", int, required=False),
-    ])
+    ], responses=inline_serializer("CandidatePage", {
+        "count": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": serializers.ListField(child=serializers.DictField()),
+    }))
     def get(self, request, dataset_id: int):
         dataset = _dataset_or_404(request, dataset_id)
         query = CandidateQuerySerializer(data=request.query_params)
