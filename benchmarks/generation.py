@@ -333,19 +333,23 @@ def write_report(args, report, latency, unavailable, rule_based, trained, synony
                     f"| {fmt(s['distinct-1'])} | {fmt(s['distinct-2'])} | {fmt(s['distinct-3'])} "
                     f"| {fmt(s['distinct-4'])} | {fmt(s['self_bleu'])} |")
         lines.append("")
-    best = {}
-    for set_name, data in report.items():
-        candidates = {name: g["pammr"]["trained"] or 0 for name, g in data["generators"].items() if name in rule_based}
-        name = max(candidates, key=candidates.get) if candidates else None
-        pool_pammr = data["selectors"]["pammr"]["trained"]
-        best[set_name] = (name, candidates.get(name), pool_pammr["PQI"], pool_pammr["N"])
     lines += ["### Targets", "",
-              f"| set | best rule-based generator + PAMMR | its PQI | pool + PAMMR PQI | pool + PAMMR N "
-              f"| PQI ≥ {TARGET_PQI} | N ≥ 0.99 |", "|---|---|---|---|---|---|---|"]
-    for set_name, (name, value, pool_pqi, pool_n) in best.items():
-        reached = max(value or 0, pool_pqi or 0) >= TARGET_PQI
-        lines.append(f"| {set_name} | `{name}` | {fmt(value)} | {fmt(pool_pqi)} | {fmt(pool_n)} "
-                     f"| {'yes' if reached else 'no'} | {'yes' if (pool_n or 0) >= 0.99 else 'no'} |")
+              "The issue's target is per generator: the best rule-based generator with PAMMR (its own candidates, "
+              f"k = {args.k}) reaches mean PQI ≥ {TARGET_PQI} with N ≥ 0.99 (trained σ). A generator's mean covers "
+              "only the problems it applies to, so the coverage and the whole pool with PAMMR (every rule-based "
+              "generator, every problem with a candidate: what a teacher gets per problem) are shown beside it.", "",
+              "| set | best rule-based generator + PAMMR | coverage | its PQI | its N | target met | pool + PAMMR PQI "
+              "| pool + PAMMR N | pool ≥ 0.72 |", "|---|---|---|---|---|---|---|---|---|"]
+    for set_name, data in report.items():
+        gens = {name: g for name, g in data["generators"].items() if name in rule_based}
+        name = max(gens, key=lambda n: gens[n]["pammr"]["trained"] or 0) if gens else None
+        g = gens.get(name) or {}
+        value, n_value = (g.get("pammr") or {}).get("trained"), (g.get("trained") or {}).get("N")
+        pool = data["selectors"]["pammr"]["trained"]
+        met = (value or 0) >= TARGET_PQI and (n_value or 0) >= 0.99
+        lines.append(f"| {set_name} | `{name}` | {g.get('coverage', 0) * 100:.0f}% | {fmt(value)} | {fmt(n_value)} "
+                     f"| {'yes' if met else 'no'} | {fmt(pool['PQI'])} | {fmt(pool['N'])} "
+                     f"| {'yes' if (pool['PQI'] or 0) >= TARGET_PQI else 'no'} |")
     lines += ["", f"`POST /api/v1/paraphrase/` ({latency['calls']} calls, k = 3, every rule-based generator, "
                   "temporary SQLite, Django test client, pretrained σ): median "
                   f"{latency['median']:.2f} s, p90 {latency['p90']:.2f} s, max {latency['max']:.2f} s, "
