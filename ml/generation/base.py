@@ -89,6 +89,12 @@ class GenerationResources:
     masked_lm: hub id or directory of a masked LM for fill-mask (None: fill_mask unavailable).
     llm_dir, llm_file: directory and GGUF file of an optional instruct LLM (never a default).
     device: "cpu", "cuda", ... for the neural generators.
+    stead_model, pap_model: directories of the trained STEAD / PAP versions to generate with
+        (None: those generators are unavailable and say so).
+    scanning_preset: the SCANNING preset whose decoding settings STEAD and PAP use ("paper":
+        diverse beam search, 6 beams, 3 groups, penalty 10; "tiny": the same, fewer inputs).
+    fluency_lm: the causal LM STEAD's inference noise ranks rewrites with ("auto": the packaged
+        SmolLM2-135M when installed, else a Kneser-Ney n-gram LM; or a hub id / directory).
     """
 
     spacy_model: str = DEFAULT_SPACY_MODEL
@@ -99,6 +105,10 @@ class GenerationResources:
     llm_dir: str | None = None
     llm_file: str | None = None
     device: str = "cpu"
+    stead_model: str | None = None
+    pap_model: str | None = None
+    scanning_preset: str = "paper"
+    fluency_lm: str = "auto"
 
     def __post_init__(self) -> None:
         if self.synonym_source not in ("auto", "wordnet", "embedding"):

@@ -156,6 +156,10 @@ def _register_builtins() -> None:
         register(ComposedGenerator(pair, synonym, max_candidates=COMPOSED_CANDIDATES))
     for generator in (CopyGenerator(), EdaGenerator(), InstructLLMGenerator()):
         register(generator)
+    from .neural import PapGenerator, SteadGenerator
+
+    for generator in (SteadGenerator(), PapGenerator()):
+        register(generator)
 
 
 _register_builtins()
