@@ -1,0 +1,100 @@
+"""Diverse beam search (Vijayakumar et al. 2016), which transformers 5 no longer runs itself
+(``num_beam_groups > 1`` resolves to a hub repository with remote code, unreachable here).
+
+The B beams are split into G groups of B/G beams decoded in turn. Group g decodes with the
+library's plain beam search, and a logits processor subtracts λ × (how many times each token was
+chosen at the same step by the groups before it) from the log-probabilities: the Hamming
+diversity term of the paper. One approximation, stated: the earlier groups' choices at step t are
+read from their *returned* beams (the ones that survived to the end), not from every beam alive at
+step t, because the groups run one after another rather than interleaved. Group 0 has no penalty,
+so it is exactly plain beam search with B/G beams.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["HammingDiversityLogitsProcessor", "diverse_beam_search"]
+
+
+def _processor_base():
+    from transformers import LogitsProcessor
+
+    return LogitsProcessor
+
+
+class HammingDiversityLogitsProcessor(_processor_base()):  # type: ignore[misc]
+    """Penalise tokens earlier groups chose at the same decoding step.
+
+    previous: per input of the batch, the token sequences (generated part only) of the earlier
+        groups; offset: how many positions of ``input_ids`` precede the generated part (1 for an
+        encoder-decoder's start token, the padded prompt length for a decoder-only model);
+        beams: beams per input in this group's search.
+    """
+
+    def __init__(self, previous: Sequence[Sequence[Sequence[int]]], penalty: float, *, offset: int, beams: int):
+        self.previous = previous
+        self.penalty = float(penalty)
+        self.offset = int(offset)
+        self.beams = int(beams)
+
+    def __call__(self, input_ids, scores):
+        if self.penalty == 0:
+            return scores
+        step = input_ids.shape[1] - self.offset
+        for row in range(scores.shape[0]):
+            counts = Counter(seq[step] for seq in self.previous[row // self.beams] if len(seq) > step)
+            for token, count in counts.items():
+                scores[row, token] = scores[row, token] - self.penalty * count
+        return scores
+
+
+def diverse_beam_search(
+    network: Any,
+    inputs: dict[str, Any],
+    *,
+    num_beams: int = 6,
+    num_beam_groups: int = 3,
+    diversity_penalty: float = 10.0,
+    max_new_tokens: int = 96,
+    decoder_only: bool = False,
+    eos_token_id: int | None = None,
+    pad_token_id: int | None = None,
+) -> list[list[list[int]]]:
+    """Per input of the batch, the generated token ids of every returned beam, group by group
+    (``num_beams`` sequences: ``num_beams / num_beam_groups`` per group), without the decoder
+    start token or the prompt, cut at the first end-of-sequence token."""
+    import torch
+    from transformers import LogitsProcessorList
+
+    if num_beams % num_beam_groups:
+        raise ValueError("num_beams must be a multiple of num_beam_groups")
+    per_group = num_beams // num_beam_groups
+    batch = inputs["input_ids"].shape[0]
+    offset = inputs["input_ids"].shape[1] if decoder_only else 1
+    previous: list[list[list[int]]] = [[] for _ in range(batch)]
+    options: dict[str, Any] = {"num_beams": per_group, "num_return_sequences": per_group, "do_sample": False,
+                               "max_new_tokens": max_new_tokens, "early_stopping": True}
+    if eos_token_id is not None:
+        options["eos_token_id"] = eos_token_id
+    if pad_token_id is not None:
+        options["pad_token_id"] = pad_token_id
+    for group in range(num_beam_groups):
+        processors = LogitsProcessorList()
+        if group and diversity_penalty:
+            processors.append(HammingDiversityLogitsProcessor(previous, diversity_penalty, offset=offset,
+                                                              beams=per_group))
+        with torch.no_grad():
+            out = network.generate(**inputs, logits_processor=processors, **options)
+        generated = out[:, offset:] if decoder_only else out[:, 1:]
+        for index in range(batch):
+            for beam in range(per_group):
+                ids = generated[index * per_group + beam].tolist()
+                if eos_token_id is not None and eos_token_id in ids:
+                    ids = ids[: ids.index(eos_token_id)]
+                if pad_token_id is not None:
+                    while ids and ids[-1] == pad_token_id:
+                        ids.pop()
+                previous[index].append(ids)
+    return previous
