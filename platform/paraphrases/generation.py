@@ -83,8 +83,28 @@ def generation_resources() -> GenerationResources:
         masked_lm=settings.PARALAB_MASKED_LM or None,
         llm_dir=settings.PARALAB_LLM_DIR or None,
         llm_file=settings.PARALAB_LLM_FILE or None,
-        device="cpu" if settings.PARALAB_DEVICE == "auto" else settings.PARALAB_DEVICE,
+        device=_neural_device(),
+        stead_model=_active_path("stead"),
+        pap_model=_active_path("pap"),
+        scanning_preset=settings.PARALAB_SCANNING_PRESET,
+        fluency_lm=settings.PARALAB_FLUENCY_LM,
     )
+
+
+def _neural_device() -> str:
+    if settings.PARALAB_DEVICE != "auto":
+        return settings.PARALAB_DEVICE
+    from .scanning import scanning_device
+
+    return scanning_device()
+
+
+def _active_path(kind: str) -> str | None:
+    """The model folder of the active STEAD/PAP version (None: none is active)."""
+    from modelhub.selectors import modelversion_active
+
+    version = modelversion_active(kind=kind)
+    return version.artifact_path if version is not None and version.artifact_path else None
 
 
 def generator_catalog(resources: GenerationResources | None = None) -> list[dict[str, Any]]:
@@ -330,6 +350,15 @@ def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel) -> l
                       "metadata": {"generation": True, **_json_meta(item.meta)}},
         )
         ids.append(candidate.pk)
+    neural = {item.generator for item in scored} & {"stead", "pap"}
+    if neural:
+        from modelhub.selectors import modelversion_active
+
+        for kind in neural:
+            version = modelversion_active(kind=kind)
+            if version is not None:
+                Candidate.objects.filter(pk__in=[pk for pk, item in zip(ids, scored) if item.generator == kind],
+                                         model_version__isnull=True).update(model_version=version)
     if scored:
         Score.objects.bulk_create(
             [_score_row(pk, model, item.scores) for pk, item in zip(ids, scored)],

@@ -8,7 +8,7 @@ from io import StringIO
 
 from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
-from django.test import TestCase
+from django.test import TestCase, override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -49,6 +49,7 @@ def snapshot() -> dict:
     }
 
 
+@override_settings(PARALAB_DEMO_NEURAL=False)  # the neural step has its own slow test (test_demo_neural.py)
 class DemoCommandTests(ParaQDSettingsMixin, TestCase):
     """The demo runs once for the class (synthesizing the test pairs loads spaCy: seconds); each
     test sees its result and may run it again."""

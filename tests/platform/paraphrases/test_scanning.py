@@ -1,0 +1,167 @@
+"""SCANNING through the platform's jobs (eager): tiny STEAD and PAP train, register versions,
+store PAP's parallel corpus, generate; a killed training job resumes from its checkpoint; the
+commands answer bad input clearly."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+from io import StringIO
+from pathlib import Path
+from unittest import mock
+
+from django.core.management import CommandError, call_command
+from django.test import TestCase, override_settings
+from django.utils import timezone
+
+from annotation.models import AnnotationItem, GoldLabel
+from corpus.models import Problem
+from jobs.models import Job
+from modelhub.models import ModelVersion
+from paraphrases.models import Candidate, Score
+from paraphrases.scanning import (
+    ScanningError,
+    pap_corpus_build,
+    pap_train_from_corpus,
+    scanning_train_start,
+    stead_train,
+    training_problem_rows,
+)
+from workers.scanning import train_job
+
+from ..corpus.factories import make_gold
+from .helpers import PROBLEMS, ParaQDSettingsMixin, make_algebra
+
+MORE = [
+    "Sam reads 20 pages every day. How many pages does Sam read in 7 days?",
+    "A farmer has 36 cows and sells 9 cows. How many cows does the farmer have left?",
+    "Lisa baked 24 cookies and gave 6 cookies to each of her 2 friends. How many cookies are left?",
+    "A car uses 8 liters of fuel per 100 km. How much fuel does it use for 250 km?",
+]
+EVAL = ["Tom has 15 marbles and finds 7 more marbles. How many marbles does Tom have now?"]
+
+
+class ScanningSettingsMixin(ParaQDSettingsMixin):
+    """Tiny preset, scratch base, a Kneser-Ney fluency LM (no 135M model in the fast suite)."""
+
+    def setUp(self):
+        super().setUp()
+        override = override_settings(PARALAB_SCANNING_PRESET="tiny", PARALAB_SEQ2SEQ_BASE="scratch",
+                                     PARALAB_FLUENCY_LM="kneser-ney")
+        override.enable()
+        self.addCleanup(override.disable)
+        self.dataset, self.problems = make_algebra("train-set", PROBLEMS + MORE)
+        self.eval_dataset, _ = make_algebra("eval-set", EVAL)
+
+
+class SteadTrainingTests(ScanningSettingsMixin, TestCase):
+    def test_train_stead_command_registers_a_version_with_its_training_summary(self):
+        out = StringIO()
+        call_command("train_stead", "--dataset", "train-set", "--activate", stdout=out)
+        result = json.loads(out.getvalue())
+        version = ModelVersion.objects.get(pk=result["version"])
+        self.assertEqual((version.kind, version.status), ("stead", "active"))
+        self.assertTrue((Path(version.artifact_path) / "paralab_text_model.json").exists()
+                        or any(Path(version.artifact_path).iterdir()))
+        self.assertEqual(version.training_data["problems"], len(PROBLEMS + MORE))
+        self.assertGreater(version.metrics["training"]["steps"], 0)
+        self.assertIn("fluency", json.dumps(version.metrics["noise"]).lower())
+        job = Job.objects.get(pk=result["job"])
+        self.assertEqual((job.queue, job.status), ("gpu", Job.Status.SUCCEEDED))
+        # the work folder with checkpoints is gone once the version is registered
+        self.assertEqual([p.name for p in (self.model_dir / "stead").iterdir() if p.name.startswith(".")], [])
+
+    def test_evaluation_and_test_split_problems_are_never_trained_on(self):
+        Problem.objects.filter(pk=self.problems[0].pk).update(split=Problem.Split.TEST)
+        rows = training_problem_rows([self.dataset], exclude=[self.eval_dataset])
+        texts = {text for _, text in rows}
+        self.assertNotIn(PROBLEMS[0], texts)
+        self.assertEqual(len(texts), len(PROBLEMS + MORE) - 1)
+
+    def test_bad_input_is_a_clear_error(self):
+        with self.assertRaisesMessage(CommandError, "unknown dataset(s): nope"):
+            call_command("train_stead", "--dataset", "nope", stdout=StringIO())
+        with self.assertRaisesMessage(ScanningError, "no STEAD version is active"):
+            pap_train_from_corpus(dataset_names=["train-set"])
+        with self.assertRaisesMessage(CommandError, "must not be one of the training datasets"):
+            call_command("scanning", "--dataset", "train-set", "--eval-dataset", "train-set", stdout=StringIO())
+
+    def test_killed_training_job_resumes_from_its_checkpoint(self):
+        """The worker dies after the first checkpoint (nothing in Python cleans up); the broker
+        redelivers; the rerun resumes from the step the checkpoint holds and finishes once."""
+        job = scanning_train_start(kind="stead", dataset_names=["train-set"], enqueue=False)
+        import ml.seq2seq
+
+        real = ml.seq2seq.train_text_model
+
+        def dies_in_the_second_epoch(model, examples_for_epoch, config, **kwargs):
+            def examples(epoch):
+                if epoch == 1:  # epoch 0 finished and its checkpoint is on disk
+                    raise SystemExit("worker killed")
+                return examples_for_epoch(epoch)
+
+            return real(model, examples, config, **kwargs)
+
+        with mock.patch.object(ml.seq2seq, "train_text_model", dies_in_the_second_epoch):
+            with self.assertRaises(SystemExit):
+                train_job.apply(args=[job.pk], throw=True)
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.RUNNING)
+        work = self.model_dir / "stead" / f".job-{job.pk}"
+        self.assertTrue(any((work / "checkpoints").iterdir()))
+        self.assertFalse(ModelVersion.objects.filter(kind="stead").exists())
+        # the heartbeat goes stale, the message comes back
+        Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+        train_job.apply(args=[job.pk])
+        job.refresh_from_db()
+        self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
+        self.assertEqual(job.attempts, 2)
+        self.assertGreater(job.result["metrics"]["training"]["resumed_from_step"], 0)
+        self.assertEqual(ModelVersion.objects.filter(kind="stead", job=job).count(), 1)
+        self.assertFalse(work.exists())
+        # a third delivery of the finished job changes nothing
+        train_job.apply(args=[job.pk])
+        self.assertEqual(ModelVersion.objects.filter(kind="stead").count(), 1)
+
+
+class PapPipelineTests(ScanningSettingsMixin, TestCase):
+    def test_corpus_is_stored_scored_and_gold_labels_edit_what_pap_trains_on(self):
+        stead = stead_train(dataset_names=["train-set"], activate=True)
+        rows = training_problem_rows([self.dataset])
+        corpus = pap_corpus_build(rows=rows, stead_version=stead)
+        stored = Candidate.objects.filter(generator="stead", model_version=stead)
+        self.assertEqual(corpus["summary"]["candidates"], stored.count())
+        self.assertGreater(stored.count(), 0)
+        self.assertEqual(Score.objects.filter(candidate__in=stored, pqi__isnull=False).count(), stored.count())
+        picked = stored.exclude(selected_by="")
+        self.assertEqual(len(corpus["pairs"]), picked.count())
+        self.assertEqual(AnnotationItem.objects.filter(candidate__in=picked).count(), picked.count())
+        # rerunning reuses what is stored
+        again = pap_corpus_build(rows=rows, stead_version=stead)
+        self.assertEqual(again["summary"]["reused"], len(rows))
+        self.assertEqual(stored.count(), corpus["summary"]["candidates"])
+
+        # annotators say two STEAD outputs are valid (agreement): they join PAP's corpus
+        for candidate in stored.order_by("id")[:2]:
+            make_gold(candidate, valid=True, source=GoldLabel.Source.AGREEMENT)
+        version = pap_train_from_corpus(dataset_names=["train-set"], activate=True)
+        self.assertEqual((version.kind, version.status), ("pap", "active"))
+        self.assertEqual(version.training_data["stead_version"], stead.pk)
+        self.assertGreaterEqual(version.training_data["gold_valid_added"], 1)
+        self.assertEqual(version.training_data["pairs"],
+                         len(corpus["pairs"]) + version.training_data["gold_valid_added"]
+                         - version.training_data["gold_invalid_removed"])
+
+        # both generators are now available and generate through the generate job
+        from paraphrases.generation import generation_resources, generation_run
+
+        resources = generation_resources()
+        self.assertEqual(resources.stead_model, stead.artifact_path)
+        self.assertEqual(resources.pap_model, version.artifact_path)
+        result = generation_run(dataset=self.eval_dataset, generators=["stead", "pap", "reorder"])
+        self.assertEqual(result["generators"], ["stead", "pap", "reorder"])
+        neural = Candidate.objects.filter(problem__dataset=self.eval_dataset, generator__in=["stead", "pap"])
+        for candidate in neural:  # every handed-out neural candidate kept the numbers
+            self.assertEqual(candidate.model_version.kind, candidate.generator)
+            self.assertIn("15", candidate.text)
+            self.assertIn("7", candidate.text)
+        self.assertEqual(set(result["refused"]) | {n for n in result["by_generator"]} >= {"stead", "pap"}, True)
