@@ -36,8 +36,13 @@ def retrain_job(self, job_id: int) -> None:
 
 
 @shared_task(name="paralab.retrain.check", ignore_result=True, soft_time_limit=300, time_limit=360)
-def retrain_check(kind: str = "paraqd") -> dict[str, Any]:
-    """Start a retrain of ``kind`` if it is due (beat); returns what ``model_retrain_check`` says."""
+def retrain_check(kind: str | None = None) -> dict[str, Any]:
+    """Start a retrain of ``kind`` if it is due (beat); without ``kind``, of every retrainable
+    kind of the registry (``modelhub.kinds``). Returns what ``model_retrain_check`` says (per kind
+    when several were checked)."""
+    from modelhub.kinds import retrainable_kinds
     from modelhub.services import model_retrain_check
 
-    return model_retrain_check(kind=kind)
+    if kind is not None:
+        return model_retrain_check(kind=kind)
+    return {name: model_retrain_check(kind=name) for name in retrainable_kinds()}

@@ -71,6 +71,7 @@ def diverse_beam_search(
     if num_beams % num_beam_groups:
         raise ValueError("num_beams must be a multiple of num_beam_groups")
     per_group = num_beams // num_beam_groups
+    network.eval()  # decoding never runs dropout
     batch = inputs["input_ids"].shape[0]
     offset = inputs["input_ids"].shape[1] if decoder_only else 1
     previous: list[list[list[int]]] = [[] for _ in range(batch)]

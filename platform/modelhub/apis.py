@@ -77,8 +77,8 @@ class ModelVersionListApi(generics.ListAPIView):
 class ModelRetrainApi(APIView):
     """``POST models/{kind}/retrain/`` (staff): start retraining now, whatever beat's threshold.
 
-    202 ``{"job": id}``; 409 ``{"detail"}`` when the kind has no model to retrain yet (``pap``:
-    "no generator yet"), when annotators have produced no gold label, or when a retrain of that
+    202 ``{"job": id}`` (``paraqd``, ``pap``); 409 ``{"detail"}`` when the kind does not learn from
+    labels (``stead``: "no generator yet"), when annotators have produced no gold label it can use, or when a retrain of that
     kind is already queued or running (then ``{"detail", "job"}``); 404 for an unknown kind.
     """
 

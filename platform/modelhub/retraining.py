@@ -37,7 +37,7 @@ from django.utils import timezone
 from ml.serialization import json_safe
 
 from .models import ModelVersion
-from .selectors import RETRAINABLE_KINDS, human_gold_labels, modelversion_active, paraqd_threshold
+from .selectors import human_gold_labels, modelversion_active, paraqd_threshold
 from .services import RetrainError, modelversion_activate, modelversion_set_metrics
 
 if TYPE_CHECKING:
@@ -166,15 +166,16 @@ def _get(metrics: Mapping[str, Any], path: tuple[str, ...]) -> float | None:
     return float(node) if isinstance(node, (int, float)) and math.isfinite(node) else None
 
 
-def gate_rule(tolerance: float) -> str:
-    names = " and ".join(label for _, _, label in GATE_METRICS)
+def gate_rule(tolerance: float, metrics: Sequence[tuple[str, tuple[str, ...], str]] = GATE_METRICS) -> str:
+    names = " and ".join(label for _, _, label in metrics)
     return (
         f"promote when, on the held-out gold split, the candidate's {names} are each >= the active "
         f"model's minus {tolerance:g}; a metric undefined on the split (one class only) is not compared"
     )
 
 
-def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], tolerance: float) -> dict[str, Any]:
+def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], tolerance: float,
+                   metrics: Sequence[tuple[str, tuple[str, ...], str]] = GATE_METRICS) -> dict[str, Any]:
     """Whether ``candidate`` may replace ``active`` (nested metrics of both on the same pairs).
 
     >>> promotion_gate(candidate={"weighted": {"f1_hm": 0.8}, "separation": 0.3},
@@ -182,7 +183,7 @@ def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], t
     False
     """
     checks = []
-    for name, path, label in GATE_METRICS:
+    for name, path, label in metrics:
         cand, ref = _get(candidate, path), _get(active, path)
         passed = None if cand is None or ref is None else cand >= ref - tolerance - 1e-12
         checks.append({"metric": name, "label": label, "candidate": cand, "active": ref, "passed": passed})
@@ -198,7 +199,7 @@ def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], t
         promoted, reason = False, "regression: " + "; ".join(says(c, "<") for c in failed)
     else:
         promoted, reason = True, "no regression: " + "; ".join(says(c, ">=") for c in compared)
-    return {"rule": gate_rule(tolerance), "tolerance": tolerance, "checks": checks, "promoted": promoted,
+    return {"rule": gate_rule(tolerance, metrics), "tolerance": tolerance, "checks": checks, "promoted": promoted,
             "reason": reason}
 
 
@@ -214,28 +215,37 @@ def retrain_rescore_pending(*, version: ModelVersion, user=None) -> list[int]:
     ]
 
 
-def _side(model: ScoringModel, metrics: Mapping[str, Any]) -> dict[str, Any]:
+def _side(kind, version, metrics: Mapping[str, Any]) -> dict[str, Any]:
     return {
-        "version": model.version.pk if model.version is not None else None,
-        "model": model.label,
-        **{name: _get(metrics, path) for name, path, _ in GATE_METRICS},
+        "version": version.pk if version is not None else None,
+        "model": kind.reference_label(version),
+        **{name: _get(metrics, path) for name, path, _ in kind.gate_metrics},
         "metrics": {k: v for k, v in metrics.items() if k != "histogram"},
         "histogram": metrics.get("histogram"),
     }
 
 
 def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
-    """The retrain job's body (see the module docstring); returns the job's result:
+    """The retrain job's body (see the module docstring), for any retrainable kind of the
+    registry (``modelhub.kinds``): the kind trains the candidate and measures both sides; the gate,
+    activation and the report are the same for every kind. Returns the job's result:
     ``{"kind", "version", "status", "promoted", "gate", "heldout", "rescore_jobs", "training_data"}``."""
-    from paraphrases.paraqd import ParaQDError, paraqd_resolve_model, paraqd_train, pretrained_model
+    from paraphrases.paraqd import ParaQDError
+    from paraphrases.scanning import ScanningError
+
+    from .kinds import get_kind
 
     def report(fraction: float, note: str | None = None) -> None:
         if progress:
             progress(fraction, note)
 
-    kind = job.params.get("model")
-    if kind not in RETRAINABLE_KINDS:
-        raise RetrainError(f"{kind}: no generator yet")
+    name = job.params.get("model")
+    try:
+        kind = get_kind(name)
+    except ValueError as exc:
+        raise RetrainError(str(exc)) from exc
+    if not kind.retrainable:
+        raise RetrainError(f"{name}: no generator yet" if name == "stead" else f"{name} is not retrained from labels")
     split = retrain_gold_split()
     if not split.heldout:
         raise RetrainError("nothing to retrain on: annotators have not agreed on (or staff adjudicated) any label yet")
@@ -245,44 +255,35 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
     def training_progress(fraction: float, note: str | None = None) -> None:
         report(0.8 * fraction, note)
 
-    version = paraqd_train(
-        dataset_names=split.dataset_names,
-        preset=job.params.get("preset") or settings.PARALAB_RETRAIN_PRESET,
-        max_problems=job.params.get("max_problems"),
-        user=job.created_by,
-        job=job,
-        progress=training_progress,
-        exclude_candidate_ids=split.heldout_ids,
-    )
+    version = kind.retrain_candidate(split=split, job=job, progress=training_progress)
     heldout = split.summary()
     tolerance = float(job.params.get("tolerance", settings.PARALAB_RETRAIN_TOLERANCE))
-    active = modelversion_active(kind=kind)
+    active = modelversion_active(kind=name)
     try:
         if active is not None and active.pk == version.pk:  # a rerun after the promotion already happened
-            reference = None
-        else:
-            reference = paraqd_resolve_model(model=active) if active is not None else pretrained_model()
-        report(0.85, f"evaluating v{version.pk} on {heldout['n']} held-out gold pairs")
-        candidate_model = paraqd_resolve_model(model=version)
-        candidate_metrics = heldout_metrics(model=candidate_model, pairs=split.heldout)
-        if reference is None:
             gate = dict(version.metrics.get("gate") or {})
         else:
-            report(0.9, f"evaluating {reference.label} on the same pairs")
-            reference_metrics = heldout_metrics(model=reference, pairs=split.heldout)
-            gate = promotion_gate(candidate=candidate_metrics, active=reference_metrics, tolerance=tolerance)
+            report(0.85, f"evaluating v{version.pk} on {heldout['n']} held-out gold pairs")
+            candidate_metrics = kind.heldout_metrics(version=version, split=split)
+            report(0.9, f"evaluating {kind.reference_label(active)} on the same pairs")
+            reference_metrics = kind.heldout_metrics(version=active, split=split)
+            gate = promotion_gate(candidate=candidate_metrics, active=reference_metrics, tolerance=tolerance,
+                                  metrics=kind.gate_metrics)
+            if active is None and not getattr(kind, "has_reference", True):
+                gate.update(promoted=True, reason=f"no active {name} version to compare with: the first one is promoted")
             gate = {
                 **gate,
-                "threshold": paraqd_threshold(),
+                **kind.gate_extras(),
                 "heldout": heldout,
-                "candidate": _side(candidate_model, candidate_metrics),
-                "active": _side(reference, reference_metrics),
+                "candidate": _side(kind, version, candidate_metrics),
+                "active": _side(kind, active, reference_metrics),
                 "evaluated_at": timezone.now().isoformat(timespec="seconds"),
                 "job": job.pk,
             }
-    except (ParaQDError, ValueError, OSError) as exc:
+    except (ParaQDError, ScanningError, ValueError, OSError) as exc:
         modelversion_set_metrics(version=version, metrics={"gate": {
-            "rule": gate_rule(tolerance), "promoted": False, "reason": f"evaluation failed: {exc}", "job": job.pk,
+            "rule": gate_rule(tolerance, kind.gate_metrics), "promoted": False, "reason": f"evaluation failed: {exc}",
+            "job": job.pk,
         }})
         raise RetrainError(f"version {version.pk} was trained but could not be evaluated: {exc}") from exc
     modelversion_set_metrics(version=version, metrics={"gate": gate})
@@ -290,14 +291,14 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
     rescore_jobs: list[int] = []
     if gate.get("promoted"):
         version = modelversion_activate(version=version)
-        rescore_jobs = retrain_rescore_pending(version=version, user=job.created_by)
-        report(1.0, f"v{version.pk} promoted ({gate['reason']}); {len(rescore_jobs)} re-scoring job(s) queued")
+        rescore_jobs = kind.after_promotion(version=version, user=job.created_by)
+        report(1.0, f"v{version.pk} promoted ({gate['reason']}); {len(rescore_jobs)} follow-up job(s) queued")
     else:
         version.refresh_from_db()
         report(1.0, f"v{version.pk} stays a candidate ({gate.get('reason')})")
-    logger.info("retrain job %s: %s v%s %s", job.pk, kind, version.pk, "promoted" if gate.get("promoted") else "kept")
+    logger.info("retrain job %s: %s v%s %s", job.pk, name, version.pk, "promoted" if gate.get("promoted") else "kept")
     return {
-        "kind": kind,
+        "kind": name,
         "version": version.pk,
         "status": version.status,
         "promoted": bool(gate.get("promoted")),

@@ -38,8 +38,16 @@ def modelversion_get(*, version_id: int, kind: str | None = None) -> ModelVersio
 
 
 # --- retraining ----------------------------------------------------------------------------------
-# Model kinds that can be retrained from human labels today; the others answer "no generator yet".
-RETRAINABLE_KINDS = (ModelVersion.Kind.PARAQD,)
+def retrainable_kinds() -> tuple[str, ...]:
+    """Kinds of the registry (``modelhub.kinds``) that learn from the annotators' labels."""
+    from .kinds import retrainable_kinds as registered
+
+    return registered()
+
+
+# Model kinds retrained from human labels when this module loaded (ParaQD and PAP; STEAD answers
+# "no generator yet"); code that must see kinds registered later calls retrainable_kinds().
+RETRAINABLE_KINDS = retrainable_kinds()
 
 
 def paraqd_threshold() -> float:
@@ -109,8 +117,10 @@ def retrain_trigger(*, kind: str) -> dict[str, Any]:
     counts twice); due when ``new >= threshold`` (``PARALAB_RETRAIN_MIN_NEW``)."""
     last = modelversion_latest(kind=kind)
     since = last.created_at if last is not None else None
-    gold = human_gold_labels(since=since).count()
-    disagreements = retrain_disagreement_count(since=since) if kind == ModelVersion.Kind.PARAQD else 0
+    from .kinds import get_kind
+
+    evidence = get_kind(kind).new_evidence(since=since)
+    gold, disagreements = evidence["new_gold_labels"], evidence["human_model_disagreements"]
     threshold = int(settings.PARALAB_RETRAIN_MIN_NEW)
     return {
         "kind": kind,

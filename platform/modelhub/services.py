@@ -39,9 +39,11 @@ def modelversion_create(
     created_by: AbstractBaseUser | None = None,
     name: str = "",
 ) -> ModelVersion:
-    """A new ``candidate`` version of ``kind`` (``ModelVersion.Kind``); ValueError for an unknown kind."""
-    if kind not in ModelVersion.Kind.values:
-        raise ValueError(f"unknown model kind {kind!r}; expected one of {', '.join(ModelVersion.Kind.values)}")
+    """A new ``candidate`` version of ``kind`` (a kind of the registry, ``modelhub.kinds``);
+    ValueError for an unknown kind."""
+    from .kinds import get_kind
+
+    get_kind(kind)
     return ModelVersion.objects.create(
         kind=kind,
         name=name,
@@ -141,8 +143,8 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
                         enqueue: bool = True) -> Job:
     """Queue a retrain of ``kind`` (gpu queue; ``modelhub.retraining`` describes what it does).
 
-    Raises ValueError for an unknown kind; RetrainUnavailable for ``pap``/``stead`` ("no generator
-    yet"); RetrainBusy when one is already queued or running (never two at once); RetrainNotDue,
+    Raises ValueError for an unknown kind; RetrainUnavailable for a kind that does not learn from
+    labels (``stead``: "no generator yet"); RetrainBusy when one is already queued or running (never two at once); RetrainNotDue,
     unless ``force``, when fewer than ``PARALAB_RETRAIN_MIN_NEW`` new gold labels plus human–model
     disagreements arrived since the last version; RetrainError when annotators have produced no
     gold label at all. ``enqueue=False`` only creates the job (the command runs it itself).
@@ -153,12 +155,12 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
     from jobs.services import job_create, job_enqueue
     from paraphrases.paraqd import IMPORTED_PAIR_PREFIX
 
-    from .selectors import RETRAINABLE_KINDS, human_gold_labels, retrain_job_in_progress, retrain_trigger
+    from .selectors import human_gold_labels, retrain_job_in_progress, retrain_trigger
 
-    if kind not in ModelVersion.Kind.values:
-        raise ValueError(f"unknown model kind {kind!r}; expected one of {', '.join(ModelVersion.Kind.values)}")
-    if kind not in RETRAINABLE_KINDS:
-        raise RetrainUnavailable("no generator yet")
+    from .kinds import get_kind
+
+    if not get_kind(kind).retrainable:
+        raise RetrainUnavailable("no generator yet" if kind == "stead" else f"{kind} is not retrained from labels")
     with transaction.atomic():
         _retrain_lock(kind)
         running = retrain_job_in_progress(kind=kind)
@@ -172,7 +174,10 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
                 f"{trigger['threshold']} needed",
                 trigger=trigger,
             )
-        if not human_gold_labels().exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX).exists():
+        evidence = human_gold_labels().exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX)
+        if kind == "pap":
+            evidence = evidence.filter(candidate__generator__in=("stead", "pap"))
+        if not evidence.exists():
             raise RetrainError(
                 "nothing to retrain on: annotators have not agreed on (or staff adjudicated) any label yet"
             )

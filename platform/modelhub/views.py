@@ -9,8 +9,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST, require_safe
 
-from .models import ModelVersion
-from .selectors import RETRAINABLE_KINDS, modelversion_active, modelversion_list, retrain_job_in_progress, retrain_trigger
+from .kinds import get_kind, kinds as registered_kinds
+from .selectors import modelversion_active, modelversion_list, retrain_job_in_progress, retrain_trigger
 from .services import RetrainError, model_retrain_start
 
 
@@ -25,8 +25,8 @@ def _staff_only(request) -> None:
 def model_list_page(request):
     _staff_only(request)
     kinds = []
-    for kind, label in ModelVersion.Kind.choices:
-        retrainable = kind in RETRAINABLE_KINDS
+    for model_kind in registered_kinds():
+        kind, label, retrainable = model_kind.name, model_kind.label, model_kind.retrainable
         kinds.append({
             "kind": kind,
             "label": label,
@@ -43,8 +43,10 @@ def model_list_page(request):
 @login_required
 def model_retrain_page(request, kind: str):
     _staff_only(request)
-    if kind not in ModelVersion.Kind.values:
-        raise Http404("No such model kind.")
+    try:
+        get_kind(kind)
+    except ValueError:
+        raise Http404("No such model kind.") from None
     try:
         job = model_retrain_start(kind=kind, user=request.user, force=True)
     except RetrainError as exc:

@@ -326,10 +326,10 @@ if not 1 <= PARALAB_RETRAIN_HOLDOUT_PERCENT <= 50:
 if PARALAB_RETRAIN_MIN_NEW < 1 or PARALAB_RETRAIN_INTERVAL_S < 0:
     raise ImproperlyConfigured("PARALAB_RETRAIN_MIN_NEW must be >= 1 and PARALAB_RETRAIN_INTERVAL_S >= 0")
 if PARALAB_RETRAIN_INTERVAL_S:
-    CELERY_BEAT_SCHEDULE["retrain-paraqd-check"] = {
+    # One entry for every retrainable kind of the model registry (ParaQD, PAP): the task checks each.
+    CELERY_BEAT_SCHEDULE["retrain-check"] = {
         "task": "paralab.retrain.check",
         "schedule": timedelta(seconds=PARALAB_RETRAIN_INTERVAL_S),
-        "kwargs": {"kind": "paraqd"},
     }
 
 # --- logging -----------------------------------------------------------------------------------

@@ -90,7 +90,9 @@ TABLE = [
     ("get", "api-model-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-model-list", None, "?kind=paraqd", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("post", "api-model-retrain", "paraqd", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
-    # The generator kinds have nothing to retrain yet: 409 "no generator yet" (staff only learn that).
+    # STEAD does not learn from labels: 409 "no generator yet" (staff only learn that); PAP needs
+    # gold labels on STEAD/PAP candidates, which this fixture has none of: 409 too.
+    ("post", "api-model-retrain", "stead", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("post", "api-model-retrain", "pap", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("post", "api-model-retrain", "bert", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 404}),
     # Generation (staff only; the member of a dataset is an annotator all the same).
@@ -156,7 +158,7 @@ class ApiPermissionTableTests(TestCase):
 
     def _run_table(self, auth: str) -> None:
         ids = {"dataset": {"dataset_id": self.dataset.pk}, "job": {"job_id": self.job.pk},
-               "item": {"item_id": self.item.pk}, **{kind: {"kind": kind} for kind in ("paraqd", "pap", "bert")}}
+               "item": {"item_id": self.item.pk}, **{kind: {"kind": kind} for kind in ("paraqd", "stead", "pap", "bert")}}
         for method, name, key, query, body, fmt, expected in TABLE:
             url = reverse(name, kwargs=ids[key] if key else None) + query.format(dataset=self.dataset.pk)
             for role, status in expected.items():

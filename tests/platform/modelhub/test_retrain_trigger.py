@@ -13,6 +13,7 @@ from jobs.models import Job
 from modelhub.selectors import retrain_trigger
 from modelhub.services import (
     RetrainNotDue,
+    RetrainError,
     RetrainUnavailable,
     model_retrain_check,
     model_retrain_start,
@@ -150,17 +151,21 @@ class RetrainTriggerTests(TestCase):
         job = model_retrain_start(kind="paraqd", force=True, enqueue=False)
         self.assertNotEqual(job.pk, stale.pk)
 
-    def test_pap_has_no_generator_yet(self):
+    def test_stead_is_not_retrained_and_pap_needs_labels_on_its_candidates(self):
         with self.assertRaisesMessage(RetrainUnavailable, "no generator yet"):
+            model_retrain_start(kind="stead", force=True)
+        self.assertEqual(model_retrain_check(kind="stead")["reason"], "no generator yet")
+        # PAP learns from labels on STEAD/PAP candidates only: the ParaQD labels here do not count.
+        with self.assertRaisesMessage(RetrainError, "nothing to retrain on"):
             model_retrain_start(kind="pap", force=True)
-        self.assertEqual(model_retrain_check(kind="pap")["reason"], "no generator yet")
         with self.assertRaises(ValueError):
             model_retrain_start(kind="bert")
 
     def test_beat_schedules_the_check(self):
-        entry = settings.CELERY_BEAT_SCHEDULE["retrain-paraqd-check"]
+        entry = settings.CELERY_BEAT_SCHEDULE["retrain-check"]
         self.assertEqual(entry["task"], "paralab.retrain.check")
-        self.assertEqual(entry["kwargs"], {"kind": "paraqd"})
+        self.assertNotIn("kwargs", entry)  # one entry checks every retrainable kind
+        self.assertEqual(set(retrain_check.apply().get()), {"paraqd", "pap"})
         self.assertEqual(entry["schedule"].total_seconds(), settings.PARALAB_RETRAIN_INTERVAL_S)
         app.loader.import_default_modules()
         self.assertIn("paralab.retrain.check", app.tasks)

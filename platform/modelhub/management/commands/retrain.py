@@ -24,7 +24,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--model", required=True, choices=ModelVersion.Kind.values,
-                            help="which model to retrain (paraqd; pap and stead have no generator yet)")
+                            help="which model to retrain (paraqd or pap; stead is not retrained from labels)")
         parser.add_argument("--force", action="store_true",
                             help="retrain even if too few new labels arrived since the last version")
 

@@ -1,0 +1,75 @@
+"""What a model kind is: the protocol that lets ``retrain``, the retrain API, beat and
+``/models/`` stay generic (DESIGN.md, "Generation and model kinds").
+
+A kind knows how to train a version from a :class:`TrainRequest`, how to retrain a candidate
+from the annotators' gold split, how to measure a version (or the reference when none is active)
+on the held-out part of that split, which of those numbers the promotion gate compares (higher
+is better), what follows a promotion, and how much new human evidence arrived since its last
+version. The generic code (``modelhub.retraining``, ``modelhub.services``) does the rest:
+locking, the job, the gate, activation.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from jobs.models import Job
+    from modelhub.models import ModelVersion
+    from modelhub.retraining import GoldSplit
+
+Progress = Callable[..., None]
+# (name in the gate report, path in the nested metrics dict, label for people); higher is better
+GateMetric = tuple[str, tuple[str, ...], str]
+
+
+@dataclass(frozen=True)
+class TrainRequest:
+    """One training run of any kind (replaces the long keyword signatures)."""
+
+    dataset_names: Sequence[str] = ()
+    preset: str | None = None
+    epochs: int | None = None
+    max_problems: int | None = None
+    base: str | None = None
+    activate: bool = False
+    user: Any = None
+    job: Any = None
+    progress: Progress | None = None
+    exclude_candidate_ids: Sequence[int] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class ModelKind(Protocol):
+    name: str
+    label: str
+    queue: str
+    retrainable: bool
+    gate_metrics: tuple[GateMetric, ...]
+
+    def train(self, request: TrainRequest) -> "ModelVersion":
+        """Train (and register) a version."""
+        ...
+
+    def retrain_candidate(self, *, split: "GoldSplit", job: "Job", progress: Progress | None) -> "ModelVersion":
+        """Train a candidate version from the training part of the gold split."""
+        ...
+
+    def heldout_metrics(self, *, version: "ModelVersion | None", split: "GoldSplit") -> dict[str, Any]:
+        """Nested metrics of ``version`` (None: the kind's reference when nothing is active) on the
+        held-out part of the split."""
+        ...
+
+    def reference_label(self, version: "ModelVersion | None") -> str:
+        ...
+
+    def after_promotion(self, *, version: "ModelVersion", user: Any) -> list[int]:
+        """Work queued after a promotion (job ids)."""
+        ...
+
+    def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
+        """``{"new_gold_labels", "human_model_disagreements"}`` since the last version."""
+        ...

@@ -1,0 +1,70 @@
+"""ParaQD, the judge (paper 001), as a model kind: training, scoring and evaluation live in
+``paraphrases.paraqd``; this module tells the generic retraining what to call and what to gate on
+(weighted F1 and separation on the held-out gold pairs; the reference is the pretrained encoder
+until a version is active)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.conf import settings
+
+from .base import GateMetric, Progress, TrainRequest
+
+
+class ParaQDKind:
+    name = "paraqd"
+    label = "ParaQD scorer"
+    queue = "gpu"
+    has_reference = True  # a reference to gate against when no version is active
+    retrainable = True
+    gate_metrics: tuple[GateMetric, ...] = (
+        ("weighted_f1_hm", ("weighted", "f1_hm"), "weighted F1 (harmonic mean of weighted P and R)"),
+        ("separation", ("separation",), "separation (mean score of valid minus invalid pairs)"),
+    )
+
+    def train(self, request: TrainRequest):
+        from paraphrases.paraqd import paraqd_train
+
+        return paraqd_train(
+            dataset_names=request.dataset_names, preset=request.preset or "tiny", epochs=request.epochs,
+            max_problems=request.max_problems, activate=request.activate, user=request.user, job=request.job,
+            progress=request.progress, encoder=request.base, exclude_candidate_ids=request.exclude_candidate_ids,
+            **request.options,
+        )
+
+    def retrain_candidate(self, *, split, job, progress: Progress | None):
+        return self.train(TrainRequest(
+            dataset_names=split.dataset_names, preset=job.params.get("preset") or settings.PARALAB_RETRAIN_PRESET,
+            max_problems=job.params.get("max_problems"), user=job.created_by, job=job, progress=progress,
+            exclude_candidate_ids=split.heldout_ids,
+        ))
+
+    def _model(self, version):
+        from paraphrases.paraqd import paraqd_resolve_model, pretrained_model
+
+        return paraqd_resolve_model(model=version) if version is not None else pretrained_model()
+
+    def heldout_metrics(self, *, version, split) -> dict[str, Any]:
+        from modelhub.retraining import heldout_metrics
+
+        return heldout_metrics(model=self._model(version), pairs=split.heldout)
+
+    def reference_label(self, version) -> str:
+        return self._model(version).label
+
+    def gate_extras(self) -> dict[str, Any]:
+        from modelhub.selectors import paraqd_threshold
+
+        return {"threshold": paraqd_threshold()}
+
+    def after_promotion(self, *, version, user) -> list[int]:
+        from modelhub.retraining import retrain_rescore_pending
+
+        return retrain_rescore_pending(version=version, user=user)
+
+    def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
+        from modelhub.selectors import human_gold_labels, retrain_disagreement_count
+
+        return {"new_gold_labels": human_gold_labels(since=since).count(),
+                "human_model_disagreements": retrain_disagreement_count(since=since)}
