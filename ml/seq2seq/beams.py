@@ -61,10 +61,12 @@ def diverse_beam_search(
     decoder_only: bool = False,
     eos_token_id: int | None = None,
     pad_token_id: int | None = None,
+    **generate_options: Any,
 ) -> list[list[list[int]]]:
     """Per input of the batch, the generated token ids of every returned beam, group by group
     (``num_beams`` sequences: ``num_beams / num_beam_groups`` per group), without the decoder
-    start token or the prompt, cut at the first end-of-sequence token."""
+    start token or the prompt, cut at the first end-of-sequence token. ``generate_options`` go to
+    every group's ``generate`` (e.g. ``forced_bos_token_id``, ``no_repeat_ngram_size``)."""
     import torch
     from transformers import LogitsProcessorList
 
@@ -76,7 +78,7 @@ def diverse_beam_search(
     offset = inputs["input_ids"].shape[1] if decoder_only else 1
     previous: list[list[list[int]]] = [[] for _ in range(batch)]
     options: dict[str, Any] = {"num_beams": per_group, "num_return_sequences": per_group, "do_sample": False,
-                               "max_new_tokens": max_new_tokens, "early_stopping": True}
+                               "max_new_tokens": max_new_tokens, "early_stopping": True, **generate_options}
     if eos_token_id is not None:
         options["eos_token_id"] = eos_token_id
     if pad_token_id is not None:

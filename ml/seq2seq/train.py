@@ -11,7 +11,8 @@ Checkpoints (``checkpoint_dir/checkpoint``: weights as safetensors, optimizer, s
 loop state) are written atomically every ``checkpoint_every`` optimizer steps, at the end of every
 epoch and when the run stops early. A run started on a folder holding a checkpoint resumes from
 it: same epoch, the micro-batches already done in that epoch skipped (the epoch's examples and
-batch order are rebuilt deterministically from the seed and the epoch number).
+batch order are rebuilt deterministically from the seed and the epoch number), the schedule and
+the random state as saved. ``examples_for_epoch`` is called once for every epoch that runs.
 """
 from __future__ import annotations
 
@@ -156,21 +157,13 @@ def train_text_model(
 ) -> TrainResult:
     """Train ``model`` (a :class:`ml.seq2seq.TextModel`) in place; see the module docstring."""
     import torch
-    from transformers import get_linear_schedule_with_warmup
 
     started = time.monotonic()
     checkpoint_dir = Path(checkpoint_dir)
     torch.manual_seed(config.seed)
     device = model.device
     precision = _precision(config, device)
-    first = list(examples_for_epoch(0))
-    if not first:
-        raise ValueError("no training examples")
-    steps_per_epoch = math.ceil(len(first) / config.batch_size)
-    planned = steps_per_epoch * config.epochs
-    if config.max_steps is not None:
-        planned = min(planned, config.max_steps)
-    plan = {"total": planned}
+    plan = {"total": 1}
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "layernorm.weight", "norm.weight")
     groups = [
         {"params": [p for n, p in model.network.named_parameters() if p.requires_grad and not n.endswith(no_decay)],
@@ -187,11 +180,22 @@ def train_text_model(
             return step / warmup
         return max(0.0, (total - step) / max(1, total - warmup))
 
+    # the shape of transformers' get_linear_schedule_with_warmup, over a total that can be re-planned
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
-    del get_linear_schedule_with_warmup  # same shape as the library's; ours can be re-planned
     state = _load_checkpoint(checkpoint_dir, model, optimizer, scheduler) or {}
-    if state.get("planned"):
-        plan["total"] = int(state["planned"])
+    cached: dict[int, list[tuple[str, str]]] = {}
+    steps_per_epoch = int(state.get("steps_per_epoch", 0))
+    if not steps_per_epoch and not state.get("planned"):  # a fresh run: size the schedule on epoch 0
+        cached[0] = list(examples_for_epoch(0))
+        if not cached[0]:
+            raise ValueError("no training examples")
+        steps_per_epoch = math.ceil(len(cached[0]) / config.batch_size)
+    if state.get("planned") and (state.get("replanned") or not steps_per_epoch):
+        plan["total"] = int(state["planned"])  # a schedule fitted to a time budget is kept
+    else:
+        plan["total"] = steps_per_epoch * config.epochs
+        if config.max_steps is not None:
+            plan["total"] = min(plan["total"], config.max_steps)
     result = TrainResult(planned_steps=plan["total"], device=device, precision=precision,
                          resumed_from_step=int(state.get("step", 0)), steps=int(state.get("step", 0)),
                          examples_seen=int(state.get("examples_seen", 0)),
@@ -213,6 +217,7 @@ def train_text_model(
         _save_checkpoint(checkpoint_dir, model, optimizer, scheduler, {
             "epoch": epoch, "micro_done": micro_done, "step": result.steps, "examples_seen": result.examples_seen,
             "loss_history": result.loss_history[-2000:], "planned": plan["total"], "replanned": replanned,
+            "steps_per_epoch": steps_per_epoch,
         })
 
     def out_of_budget() -> str:
@@ -228,7 +233,9 @@ def train_text_model(
     start_epoch = int(state.get("epoch", 0))
     skip = int(state.get("micro_done", 0))
     for epoch in range(start_epoch, config.epochs):
-        pairs = first if epoch == 0 else list(examples_for_epoch(epoch))
+        pairs = cached.pop(epoch) if epoch in cached else list(examples_for_epoch(epoch))
+        if not pairs:
+            raise ValueError(f"no training examples for epoch {epoch}")
         batches = length_buckets(pairs, config.micro_batch, config.seed + epoch, config.bucket_pool)
         micro_done = skip if epoch == start_epoch else 0
         window: list[float] = []
@@ -253,6 +260,10 @@ def train_text_model(
                 continue
             if scaler:
                 scaler.unscale_(optimizer)
+            if pending < accumulation:  # an epoch's short last batch: average over what it had
+                for parameter in model.network.parameters():
+                    if parameter.grad is not None:
+                        parameter.grad.mul_(accumulation / pending)
             torch.nn.utils.clip_grad_norm_(model.network.parameters(), config.grad_clip)
             if scaler:
                 scaler.step(optimizer)

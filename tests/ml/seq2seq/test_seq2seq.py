@@ -4,12 +4,15 @@ encoder-decoder and a decoder-only model, training that lowers the loss, and a k
 resumes from its checkpoint."""
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
 import torch
 
 from ml.seq2seq import (
+    HammingDiversityLogitsProcessor,
+    ModelUnavailable,
     TextModel,
     TrainConfig,
     build_text_model,
@@ -18,6 +21,7 @@ from ml.seq2seq import (
     train_bpe_tokenizer,
     train_text_model,
 )
+from ml.seq2seq.restore import restore_from_source
 from ml.seq2seq.train import length_buckets
 
 TEXTS = [f"Tom has {n} apples and buys {n + 3} more pears. How many fruits does he have?" for n in range(30)] + [
@@ -33,7 +37,9 @@ def one_thread():
 
 
 def tiny_bart() -> TextModel:
-    return build_text_model("scratch", corpus=TEXTS, size="tiny", vocab_size=400, seed=1)
+    model = build_text_model("scratch", corpus=TEXTS, size="tiny", vocab_size=400, seed=1)
+    assert model.architecture == "bart-scratch" and model.size == "tiny"
+    return model
 
 
 def tiny_gpt2() -> TextModel:
@@ -115,12 +121,106 @@ def test_a_stopped_run_resumes_from_its_checkpoint(tmp_path):
     assert second.resumed_from_step == 5
     assert second.steps == 3 * 4 and second.epochs_completed == 3 and not second.stopped_early
     assert len(second.loss_history) == second.steps
-    # the resumed weights continue from the checkpoint, not from scratch: same as an uninterrupted run
+    assert seen == [0, 1, 1, 2]  # stopped in epoch 1; the resumed run rebuilds epochs 1 and 2, not 0
+    # the resumed weights continue from the checkpoint, not from scratch: the same weights as an
+    # uninterrupted run (CPU, one thread, the random state restored: bit for bit)
     straight = tiny_bart()
-    third = train_text_model(straight, examples, config, checkpoint_dir=tmp_path / "straight")
+    third = train_text_model(straight, lambda epoch: pairs, config, checkpoint_dir=tmp_path / "straight")
     for (name, a), (_, b) in zip(resumed_model.network.state_dict().items(), straight.network.state_dict().items()):
-        assert torch.allclose(a, b, atol=1e-4), name
-    assert third.steps == second.steps
+        assert torch.equal(a, b), name
+    assert third.steps == second.steps and third.loss_history == second.loss_history
+
+
+def test_a_run_capped_by_max_steps_continues_under_a_larger_cap(tmp_path):
+    pairs = [(f"paraphrase: {t}", t) for t in TEXTS]
+    common = dict(learning_rate=1e-3, epochs=2, batch_size=16, micro_batch=8, max_source_tokens=48,
+                  max_target_tokens=48, checkpoint_every=0)
+    model = tiny_bart()
+    first = train_text_model(model, lambda e: pairs, TrainConfig(max_steps=3, **common), checkpoint_dir=tmp_path)
+    assert first.stopped_early and first.steps == 3 and first.planned_steps == 3
+    before = {k: v.clone() for k, v in model.network.state_dict().items()}
+    again = tiny_bart()
+    second = train_text_model(again, lambda e: pairs, TrainConfig(**common), checkpoint_dir=tmp_path)
+    assert second.resumed_from_step == 3 and second.steps == 8 and second.planned_steps == 8
+    assert second.examples_seen == 2 * len(pairs) and not second.stopped_early
+    assert any(not torch.equal(before[k], v) for k, v in again.network.state_dict().items())
+
+
+def test_encoder_decoder_targets_skip_the_start_token_and_decoder_only_trains_on_the_target():
+    bart = tiny_bart()
+    batch = bart.collate([("a b", "Tom has 5."), ("c", "Ann")], max_source_tokens=16, max_target_tokens=16)
+    tok = bart.tokenizer
+    assert batch["labels"][0, 0].item() != tok.bos_token_id  # the decoder start token stands there
+    assert tok.decode([i for i in batch["labels"][0].tolist() if i >= 0]) == "Tom has 5.</s>"
+    assert batch["labels"][1].tolist().count(-100) == batch["labels"].shape[1] - len(tok("Ann")["input_ids"]) + 1
+
+    gpt = tiny_gpt2()
+    batch = gpt.collate([("Tom has 5 apples.", "He has 5."), ("x", "y")], max_source_tokens=32, max_target_tokens=8)
+    labels, ids = batch["labels"][0].tolist(), batch["input_ids"][0].tolist()
+    trained = [i for i, label in enumerate(labels) if label != -100]
+    prompt = gpt.tokenizer("Tom has 5 apples." + gpt.separator, add_special_tokens=False)["input_ids"]
+    assert trained[0] == len(prompt) and ids[: len(prompt)] == prompt  # loss only after the separator
+    assert gpt.tokenizer.decode([ids[i] for i in trained]) == " He has 5.</s>"
+    assert batch["attention_mask"][1].sum() < batch["attention_mask"][0].sum()  # padded to the longest row
+
+
+def test_hamming_processor_subtracts_penalty_per_earlier_choice_at_the_same_step():
+    previous = [[[5, 7], [5, 8]], [[9]]]  # input 0: two earlier beams; input 1: one
+    processor = HammingDiversityLogitsProcessor(previous, 2.0, offset=3, beams=2)
+    scores = torch.zeros(4, 10)
+    step0 = processor(torch.zeros(4, 3, dtype=torch.long), scores.clone())
+    assert step0[0, 5] == step0[1, 5] == -4.0 and step0[2, 9] == step0[3, 9] == -2.0
+    assert step0[0].sum() == -4.0 and step0[2].sum() == -2.0
+    step1 = processor(torch.zeros(4, 4, dtype=torch.long), scores.clone())
+    assert step1[0, 7] == step1[0, 8] == -2.0 and step1[0, 5] == 0 and step1[2].sum() == 0  # beam [9] ended
+
+
+def test_generate_returns_distinct_strings_group_by_group_and_saves_a_decoder_only_model(tmp_path):
+    model = tiny_gpt2()
+    outputs = model.generate(["Tom has 5 apples.", "A train"], num_beams=6, num_beam_groups=3, max_new_tokens=6,
+                             batch_size=1)
+    assert len(outputs) == 2 and all(len(set(o)) == len(o) > 1 for o in outputs)
+    capped = model.generate(["Tom has 5 apples."], num_return_sequences=2, max_new_tokens=6)
+    assert capped == [outputs[0][:2]]
+    again = load_text_model(model.save(tmp_path / "gpt"))
+    assert again.decoder_only and again.architecture == "gpt2-test"
+    assert again.generate(["Tom has 5 apples."], max_new_tokens=6) == [outputs[0]]
+
+
+def test_a_hub_directory_loads_and_a_missing_model_is_unavailable(tmp_path):
+    bart = tiny_bart()
+    bart.network.save_pretrained(tmp_path / "plain")
+    bart.tokenizer.save_pretrained(tmp_path / "plain")
+    loaded = build_text_model(str(tmp_path / "plain"))
+    assert loaded.architecture == "hub" and not loaded.decoder_only
+    assert loaded.parameters_count == bart.parameters_count
+    with pytest.raises(ModelUnavailable):
+        build_text_model(str(tmp_path / "absent"))
+    with pytest.raises(ModelUnavailable):
+        build_text_model("no-such-org/no-such-model-here")
+    with pytest.raises(ModelUnavailable):
+        load_text_model(tmp_path / "plain")  # no paralab_text_model.json
+
+
+def test_a_model_saved_before_targets_dropped_their_start_token_forces_it(tmp_path):
+    saved = tiny_bart().save(tmp_path / "m")
+    assert load_text_model(saved).force_target_start is False
+    meta = json.loads((saved / "paralab_text_model.json").read_text())
+    del meta["strip_target_start"]
+    (saved / "paralab_text_model.json").write_text(json.dumps(meta))
+    old = load_text_model(saved)
+    assert old.force_target_start and not old.strip_target_start
+    assert old.generate(["Tom has 5 apples."], max_new_tokens=4)  # decodes with the start token forced
+
+
+def test_uncased_output_gets_spacing_case_and_accents_from_the_source():
+    source = ("Tom paid $4.50 for NOUN1's 3/4 kg (about 25%) of Mary-Jane's Äpfel, didn't he? "
+              "It costs 1,200 dollars. How much is left?")
+    decoded = ("tom paid $ 4. 50 for noun1 ' s 3 / 4 kg ( about 25 % ) of mary - jane ' s apfel, didn ' t he? "
+               "it costs 1, 200 dollars. how much is left?")
+    assert restore_from_source(decoded, source) == source
+    assert restore_from_source("how much is it? it costs $ 7. 25. 50 apples are left", source) == \
+        "How much is it? It costs $7.25. 50 apples are left"  # "It"/"How" are not names; ". 50" not glued
 
 
 def test_length_buckets_cover_every_example_once_and_are_seeded():
@@ -143,3 +243,8 @@ def test_offline_pretrained_bases_train_one_step_and_generate(base, tmp_path):
     assert result.steps == 1 and result.final_loss is not None
     outputs = model.generate(["paraphrase: Tom has 5 apples."], num_beams=2, num_beam_groups=2, max_new_tokens=12)
     assert outputs[0] and all(isinstance(t, str) and t for t in outputs[0])
+    assert model.architecture == {"minilm": "bert2bert-minilm", "smollm2": "smollm2-decoder"}[base]
+    again = load_text_model(model.save(tmp_path / "saved"))
+    assert again.architecture == model.architecture and again.parameters_count == model.parameters_count
+    assert again.generate(["paraphrase: Tom has 5 apples."], num_beams=2, num_beam_groups=2,
+                          max_new_tokens=12) == outputs
