@@ -38,16 +38,28 @@ class HammingDiversityLogitsProcessor(_processor_base()):  # type: ignore[misc]
         self.penalty = float(penalty)
         self.offset = int(offset)
         self.beams = int(beams)
+        self._steps: dict[int, tuple[list[int], list[int], list[float]]] = {}
+        for index, sequences in enumerate(previous):
+            longest = max((len(seq) for seq in sequences), default=0)
+            for step in range(longest):
+                counts = Counter(seq[step] for seq in sequences if len(seq) > step)
+                rows, tokens, amounts = self._steps.setdefault(step, ([], [], []))
+                for token, count in counts.items():
+                    for beam in range(self.beams):
+                        rows.append(index * self.beams + beam)
+                        tokens.append(token)
+                        amounts.append(-self.penalty * count)
 
     def __call__(self, input_ids, scores):
-        if self.penalty == 0:
+        import torch
+
+        entry = self._steps.get(input_ids.shape[1] - self.offset)
+        if self.penalty == 0 or entry is None:
             return scores
-        step = input_ids.shape[1] - self.offset
-        for row in range(scores.shape[0]):
-            counts = Counter(seq[step] for seq in self.previous[row // self.beams] if len(seq) > step)
-            for token, count in counts.items():
-                scores[row, token] = scores[row, token] - self.penalty * count
-        return scores
+        rows, tokens, amounts = entry
+        index = (torch.tensor(rows, device=scores.device), torch.tensor(tokens, device=scores.device))
+        return scores.index_put(index, torch.tensor(amounts, device=scores.device, dtype=scores.dtype),
+                                accumulate=True)
 
 
 def diverse_beam_search(
