@@ -195,6 +195,12 @@ def _model_context(dataset: Dataset) -> dict[str, Any]:
     }
 
 
+def _active(kind: str):
+    from modelhub.selectors import modelversion_active
+
+    return modelversion_active(kind=kind)
+
+
 @require_safe
 @login_required
 def dashboard_page(request):
@@ -233,4 +239,10 @@ def dashboard_page(request):
 
         pqi = pqi_by_generator(dataset=dataset)
         context.update({"pqi": pqi, "pqi_plot": pqi_plot_svg(pqi["by_generator"])})
+        from paraphrases.models import Candidate
+
+        context["scanning"] = {
+            "stead": _active("stead"), "pap": _active("pap"),
+            "corpus": Candidate.objects.filter(generator="stead").exclude(selected_by="").count(),
+        }
     return render(request, "dashboard/dashboard.html", context)

@@ -20,6 +20,7 @@ urlpatterns = [
     path("datasets/<int:dataset_id>/candidates/", paraphrase_views.dataset_candidates_page, name="dataset-candidates"),
     path("datasets/<int:dataset_id>/generate/", paraphrase_views.dataset_generate_page, name="dataset-generate"),
     path("paraphrase/", paraphrase_views.paraphrase_page, name="paraphrase"),
+    path("scanning/start/", paraphrase_views.scanning_start_page, name="scanning-start"),
     path("problems/<int:problem_id>/", corpus_views.problem_detail_page, name="problem-detail"),
     path("jobs/", jobs_views.job_list_page, name="job-list"),
     path("annotate/", annotation_views.annotate_index_page, name="annotate"),

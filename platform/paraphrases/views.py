@@ -94,6 +94,24 @@ def dataset_generate_page(request, dataset_id: int):
     return redirect(reverse("dataset-candidates", args=[dataset.pk]))
 
 
+@require_POST
+@login_required
+def scanning_start_page(request):
+    """The dashboard's SCANNING form: queue the whole chain as one job, then the jobs page."""
+    from .scanning import ScanningError, scanning_start
+
+    _staff(request)
+    try:
+        job = scanning_start(dataset_names=[n for n in request.POST.getlist("datasets") if n],
+                             eval_dataset=request.POST.get("eval_dataset", ""),
+                             preset=request.POST.get("preset") or None, user=request.user)
+    except ScanningError as exc:
+        messages.error(request, f"SCANNING not started: {exc}")
+        return redirect(reverse("dashboard"))
+    messages.success(request, f"SCANNING job {job.pk} started; its progress is on the jobs page.")
+    return redirect(reverse("job-list"))
+
+
 @require_safe
 @login_required
 def paraphrase_page(request):

@@ -51,7 +51,8 @@ class PapKind:
         held = _heldout_problems(split)
         held_texts = {text for _, text in held}
         pairs = [p for p in pap_corpus_pairs() if p.problem not in held_texts]
-        gold = pap_gold_edits(exclude_candidate_ids=split.heldout_ids)
+        # nothing of a held-out problem is trained on: neither its corpus pairs nor its gold labels
+        gold = [g for g in pap_gold_edits(exclude_candidate_ids=split.heldout_ids) if g.problem not in held_texts]
         active = modelversion_active(kind=self.name)
         if not pairs and not any(g.valid for g in gold):
             raise ScanningError("nothing to retrain PAP on: no stored parallel corpus and no gold-valid "

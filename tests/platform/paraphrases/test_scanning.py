@@ -165,3 +165,37 @@ class PapPipelineTests(ScanningSettingsMixin, TestCase):
             self.assertIn("15", candidate.text)
             self.assertIn("7", candidate.text)
         self.assertEqual(set(result["refused"]) | {n for n in result["by_generator"]} >= {"stead", "pap"}, True)
+
+
+class ScanningFromTheDashboardTests(ScanningSettingsMixin, TestCase):
+    def setUp(self):
+        super().setUp()
+        from ..corpus.factories import make_user
+
+        self.staff = make_user("boss", staff=True)
+        self.annotator = make_user("ann")
+
+    def test_staff_start_the_chain_as_one_gpu_job(self):
+        from django.urls import reverse
+
+        self.client.force_login(self.staff)
+        page = self.client.get(reverse("dashboard") + f"?dataset={self.eval_dataset.pk}")
+        self.assertContains(page, 'id="scanning-form"')
+        response = self.client.post(reverse("scanning-start"), {
+            "datasets": ["train-set"], "eval_dataset": "eval-set", "preset": "tiny"})
+        self.assertRedirects(response, reverse("job-list"), fetch_redirect_response=False)
+        job = Job.objects.get()
+        self.assertEqual((job.kind, job.queue, job.params["model"]), (Job.Kind.TRAIN, "gpu", "scanning"))
+        self.assertEqual((job.params["datasets"], job.params["eval_dataset"]), (["train-set"], "eval-set"))
+        refused = self.client.post(reverse("scanning-start"), {
+            "datasets": ["eval-set"], "eval_dataset": "eval-set"}, follow=True)
+        self.assertContains(refused, "SCANNING not started: the evaluation dataset must not be one of the training")
+        self.assertEqual(Job.objects.count(), 1)
+
+    def test_annotators_cannot_start_it(self):
+        from django.urls import reverse
+
+        self.client.force_login(self.annotator)
+        response = self.client.post(reverse("scanning-start"), {"datasets": ["train-set"], "eval_dataset": "eval-set"})
+        self.assertEqual(response.status_code, 403)
+        self.assertFalse(Job.objects.exists())
