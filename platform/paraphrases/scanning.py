@@ -670,7 +670,8 @@ def pap_heldout_metrics(*, version: ModelVersion | None, problems: Sequence[tupl
     from .paraqd import paraqd_cosines
 
     if version is None or not problems:
-        return {"n": 0, "problems": len(problems), "PQI": None, "N": None}
+        return {"n": 0, "problems": len(problems), "PQI": None, "N": None, "S": None, "D": None,
+                "human_labelled_outputs": 0, "human_valid_rate": None}
     config = scanning_preset(preset)
     model = _load(version)
     scorer = _scoring_model()
