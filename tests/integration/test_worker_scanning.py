@@ -56,7 +56,7 @@ def test_worker_trains_stead_and_pap_and_generates_with_them(celery_worker, tmp_
     with _settings(tmp_path):
         dataset = _dataset("scanning-integration")
         job = scanning_train_start(kind="stead", dataset_names=[dataset.name], activate=True)
-        job = wait_for(lambda: _finished(job.pk), timeout=300)
+        job = wait_for(lambda: _finished(job.pk), timeout=900)
         assert job.status == Job.Status.SUCCEEDED, job.error
         assert (job.queue, job.attempts, job.result["kind"]) == ("gpu", 1, "stead")
         stead = ModelVersion.objects.get(pk=job.result["version"])
@@ -68,7 +68,7 @@ def test_worker_trains_stead_and_pap_and_generates_with_them(celery_worker, tmp_
                                                  generator="stead")
             GoldLabel.objects.create(candidate=candidate, valid=True, source=GoldLabel.Source.AGREEMENT)
         job = scanning_train_start(kind="pap", dataset_names=[dataset.name], activate=True)
-        job = wait_for(lambda: _finished(job.pk), timeout=300)
+        job = wait_for(lambda: _finished(job.pk), timeout=900)
         assert job.status == Job.Status.SUCCEEDED, job.error
         pap = ModelVersion.objects.get(pk=job.result["version"])
         assert (pap.kind, pap.status, pap.training_data["stead_version"]) == ("pap", "active", stead.pk)
@@ -76,7 +76,7 @@ def test_worker_trains_stead_and_pap_and_generates_with_them(celery_worker, tmp_
 
         generate = generation_start(dataset=dataset, generators=["stead", "pap"], per_problem=1)
         assert generate.queue == "gpu"
-        generate = wait_for(lambda: _finished(generate.pk), timeout=300)
+        generate = wait_for(lambda: _finished(generate.pk), timeout=900)
         assert generate.status == Job.Status.SUCCEEDED, generate.error
         assert set(generate.result["generators"]) == {"stead", "pap"}
         for candidate in Candidate.objects.filter(generator__in=["stead", "pap"], model_version__kind="pap"):
@@ -109,7 +109,7 @@ def test_a_killed_training_job_is_redelivered_and_resumes(celery_worker, tmp_pat
         assert job.status == Job.Status.RUNNING
         Job.objects.filter(pk=job.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
         train_job.apply_async(args=[job.pk], queue="gpu")  # the redelivery, consumed by the real worker
-        job = wait_for(lambda: _finished(job.pk), timeout=300)
+        job = wait_for(lambda: _finished(job.pk), timeout=900)
         assert job.status == Job.Status.SUCCEEDED, job.error
         assert job.attempts == 2
         assert job.result["metrics"]["training"]["resumed_from_step"] > 0
