@@ -39,6 +39,7 @@ def generate_job(self, job_id: int) -> None:
                 seed=int(params.get("seed", 3407)),
                 progress=report,
                 log=lambda line: job_log(job_id=job.pk, line=line),
+                max_problems=params.get("max_problems"),
             )
         except GenerationError as exc:
             raise JobError(str(exc)) from exc

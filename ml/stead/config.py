@@ -90,7 +90,7 @@ PRESETS: dict[str, ScanningPreset] = {
     # Minutes on a 2-core CPU: a few hundred problems, a small model, short sequences.
     "tiny": ScanningPreset(
         name="tiny", epochs=3, batch_size=16, micro_batch=8, learning_rate=5e-4, max_problems=200,
-        scratch_size="tiny", vocab_size=2000, max_source_tokens=96, max_target_tokens=96, max_new_tokens=48,
+        scratch_size="tiny", vocab_size=2000, max_source_tokens=96, max_target_tokens=96, max_new_tokens=64,
         inference_noises=1, passive_inference=False, pap_prompts=("replace shuffle", "fix"),
     ),
 }

@@ -40,6 +40,8 @@ from corpus.text import text_hash
 from paraphrases.models import Candidate
 
 DEMO_DATASET = "demo"
+# Problems the demo's tiny STEAD rewrites for PAP's corpus, and that STEAD and PAP generate for.
+DEMO_NEURAL_PROBLEMS = 8
 DEMO_DESCRIPTION = "Self-written algebraic word problems (money, speed, work, mixtures, ages, percentages) for trying paralab out."
 
 
@@ -263,7 +265,8 @@ def step_neural(ctx: DemoContext) -> str:
     """Tiny STEAD and PAP (SCANNING) trained on the demo problems, a few minutes on a 2-core CPU
     (``PARALAB_DEMO_NEURAL_SECONDS`` per model), then both generate over the demo problems so
     their candidates appear beside the rule-based ones on the candidates page, the paraphrase page
-    and in the annotation queue. Each part is skipped once done (an active version; stored
+    and in the annotation queue (the first ``DEMO_NEURAL_PROBLEMS`` problems: decoding takes
+    seconds per problem on a CPU). Each part is skipped once done (an active version; stored
     candidates); ``PARALAB_DEMO_NEURAL=0`` skips the step. A tiny model may produce nothing that
     keeps the numbers: the summary says so instead of failing the demo."""
     from django.conf import settings
@@ -284,8 +287,10 @@ def step_neural(ctx: DemoContext) -> str:
         if active is not None:
             notes.append(f"{kind} v{active.pk} active")
             continue
+        # PAP's corpus comes from STEAD decoding a few problems (seconds each on a CPU)
         job = scanning_train_start(kind=kind, dataset_names=[dataset.name], preset="tiny", activate=True,
-                                   max_seconds=settings.PARALAB_DEMO_NEURAL_SECONDS, user=ctx.staff, enqueue=False)
+                                   max_seconds=settings.PARALAB_DEMO_NEURAL_SECONDS, user=ctx.staff, enqueue=False,
+                                   max_problems=None if kind == "stead" else DEMO_NEURAL_PROBLEMS)
         train_job.apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:
@@ -294,7 +299,8 @@ def step_neural(ctx: DemoContext) -> str:
         notes.append(f"{kind} v{job.result['version']} trained (job {job.pk})")
     ready = [kind for kind in ("stead", "pap") if modelversion_active(kind=kind) is not None]
     if ready and not Candidate.objects.filter(problem__dataset=dataset, generator__in=ready).exists():
-        job = generation_start(dataset=dataset, generators=ready, user=ctx.staff, enqueue=False)
+        job = generation_start(dataset=dataset, generators=ready, user=ctx.staff, enqueue=False,
+                               max_problems=DEMO_NEURAL_PROBLEMS)
         generate_job.apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:

@@ -242,9 +242,11 @@ def generation_start(
     seed: int = DEFAULT_SEED,
     user: AbstractBaseUser | None = None,
     enqueue: bool = True,
+    max_problems: int | None = None,
 ) -> Job:
     """Check the request and queue a ``generate`` job (cpu queue: the generators are rule-based;
-    a neural generator's job goes to the gpu queue) once the transaction commits."""
+    a neural generator's job goes to the gpu queue) once the transaction commits. ``max_problems``:
+    only the dataset's first N problems (by id)."""
     from workers.generation import generate_job
 
     _, names, selector = _checked(generators, select, per_problem)
@@ -256,7 +258,7 @@ def generation_start(
     job = job_create(
         kind=Job.Kind.GENERATE,
         params={"generators": names, "select": selector, "per_problem": per_problem, "queue": bool(queue),
-                "seed": int(seed)},
+                "seed": int(seed), "max_problems": max_problems},
         dataset=dataset, created_by=user, queue="gpu" if neural else "cpu",
     )
     if enqueue:
@@ -274,6 +276,7 @@ def generation_run(
     seed: int = DEFAULT_SEED,
     progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
+    max_problems: int | None = None,
 ) -> dict[str, Any]:
     """Generate, score, select and (with ``queue``) queue for annotation, for every problem of
     ``dataset``. Returns the ``generate`` command's JSON (less ``job``):
@@ -288,6 +291,8 @@ def generation_run(
     resources, names, selector = _checked(generators, select, per_problem)
     model = paraqd_default_model()
     problems = list(Problem.objects.filter(dataset=dataset).order_by("id").values_list("id", "text", "equation"))
+    if max_problems is not None:
+        problems = problems[:max_problems]
     if not problems:
         raise GenerationError(f"dataset {dataset.name!r} has no problems")
     if log:
