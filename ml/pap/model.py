@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..stead.config import ScanningPreset
-from ..stead.model import NeuralOutput, prompt_words_of
+from ..stead.model import NeuralOutput, collect_outputs, prompt_words_of
 from .data import pap_source
 
 if TYPE_CHECKING:
@@ -36,13 +36,4 @@ def pap_generate(
         max_new_tokens=preset.max_new_tokens,
         batch_size=batch_size,
     ) if plan else []
-    outputs: list[list[NeuralOutput]] = [[] for _ in texts]
-    seen: list[set[str]] = [{t.strip()} for t in texts]
-    for (index, prompt, source), beams in zip(plan, decoded):
-        for rank, beam in enumerate(beams):
-            candidate = " ".join(beam.split())
-            if not candidate or candidate in seen[index]:
-                continue
-            seen[index].add(candidate)
-            outputs[index].append(NeuralOutput(candidate, prompt, source, {"beam": rank}))
-    return outputs
+    return collect_outputs(texts, [(index, source, prompt, {}) for index, prompt, source in plan], decoded)

@@ -18,7 +18,7 @@ from .data import example_seed, stead_source
 if TYPE_CHECKING:
     from ..seq2seq import TextModel
 
-__all__ = ["NeuralOutput", "prompt_words_of", "stead_generate", "stead_inputs"]
+__all__ = ["NeuralOutput", "collect_outputs", "prompt_words_of", "stead_generate", "stead_inputs"]
 
 PROMPT_ORDER = ("fix", "replace", "shuffle", "passive")
 
@@ -82,6 +82,13 @@ def stead_generate(
         max_new_tokens=preset.max_new_tokens,
         batch_size=batch_size,
     ) if plan else []
+    return collect_outputs(texts, plan, decoded)
+
+
+def collect_outputs(texts: Sequence[str], plan: Sequence[tuple[int, str, str, dict[str, Any]]],
+                    decoded: Sequence[Sequence[str]]) -> list[list[NeuralOutput]]:
+    """Per text, the decoded beams of its planned inputs ((text index, model input, prompt words,
+    meta) each), whitespace-normalised, deduplicated, never the text itself."""
     outputs: list[list[NeuralOutput]] = [[] for _ in texts]
     seen: list[set[str]] = [{t.strip()} for t in texts]
     for (index, source, words, meta), beams in zip(plan, decoded):
