@@ -18,14 +18,10 @@ from typing import Any
 __all__ = ["HammingDiversityLogitsProcessor", "diverse_beam_search"]
 
 
-def _processor_base():
-    from transformers import LogitsProcessor
-
-    return LogitsProcessor
-
-
-class HammingDiversityLogitsProcessor(_processor_base()):  # type: ignore[misc]
-    """Penalise tokens earlier groups chose at the same decoding step.
+class HammingDiversityLogitsProcessor:
+    """Penalise tokens earlier groups chose at the same decoding step. A logits processor in
+    transformers' sense (``__call__(input_ids, scores) -> scores``), written without subclassing
+    ``transformers.LogitsProcessor`` so that importing ``ml`` does not import transformers/torch.
 
     previous: per input of the batch, the token sequences (generated part only) of the earlier
         groups; offset: how many positions of ``input_ids`` precede the generated part (1 for an
