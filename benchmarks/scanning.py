@@ -167,6 +167,8 @@ def main() -> None:  # noqa: C901 (one linear script)
     parser.add_argument("--pap-prompts", default="", help="comma-separated PAP prompts (default: the preset's)")
     parser.add_argument("--max-new-tokens", type=int)
     parser.add_argument("--scratch-size", choices=("tiny", "small", "base"), help="BART size of the scratch base")
+    parser.add_argument("--reuse", action="store_true",
+                        help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--work", default=str(REPO / "var" / "bench-scanning"))
     parser.add_argument("--out", default=str(OUT))
@@ -247,18 +249,35 @@ def main() -> None:  # noqa: C901 (one linear script)
     log(f"main run base: {base}")
 
     # 2. STEAD, PAP corpus, PAP
-    stead = train_stead(corpus, preset=preset, base=base, out_dir=work / "stead", noise=train_noise, device=device,
-                        max_seconds=args.stead_minutes * 60, passive=passive, noise_description=noise_info)
+    earlier = json.loads((work / "report.json").read_text()) if args.reuse and (work / "report.json").exists() else None
+    if earlier is not None and (work / "stead" / "model").is_dir():
+        from ml.stead import TrainedGenerator
+
+        stead = TrainedGenerator(work / "stead" / "model", earlier["stead"])
+        log("reusing the STEAD model of the earlier run")
+    else:
+        stead = train_stead(corpus, preset=preset, base=base, out_dir=work / "stead", noise=train_noise, device=device,
+                            max_seconds=args.stead_minutes * 60, passive=passive, noise_description=noise_info)
     stead_model = load_text_model(stead.model_dir, device=device)
     pap_source_problems = corpus[: args.pap_problems]
     log(f"STEAD trained ({stead.summary['seconds']} s); rewriting {len(pap_source_problems)} problems for PAP")
-    t0 = time.time()
-    outs = stead_generate(stead_model, pap_source_problems, seed=args.seed, preset=preset, inference_noise=infer_noise)
-    corpus_gen_s = time.time() - t0
-    pairs, corpus_summary = build_parallel_corpus(pap_source_problems, outs, scorer.cosines,
-                                                  k=preset.selected_per_problem)
-    log(f"PAP corpus: {corpus_summary}")
     pap = None
+    if earlier is not None and earlier.get("pap") and (work / "pap" / "model").is_dir():
+        from ml.stead import TrainedGenerator
+
+        pap = TrainedGenerator(work / "pap" / "model", earlier["pap"])
+        pap_model = load_text_model(pap.model_dir, device=device)
+        corpus_summary, corpus_gen_s, pairs = earlier["corpus"], earlier["corpus_generation_s"], []
+        comparison = earlier.get("comparison", comparison)
+        log("reusing the PAP model of the earlier run")
+    else:
+        t0 = time.time()
+        outs = stead_generate(stead_model, pap_source_problems, seed=args.seed, preset=preset,
+                              inference_noise=infer_noise)
+        corpus_gen_s = time.time() - t0
+        pairs, corpus_summary = build_parallel_corpus(pap_source_problems, outs, scorer.cosines,
+                                                      k=preset.selected_per_problem)
+        log(f"PAP corpus: {corpus_summary}")
     if pairs:
         pap = train_pap(pairs, preset=preset, base=base, out_dir=work / "pap", device=device,
                         max_seconds=args.pap_minutes * 60, corpus_counts=corpus_summary)
@@ -321,6 +340,8 @@ def write_report(report: dict, out: Path) -> None:
         cmd += " --no-passive-inference"
     if args.get("pap_prompts"):
         cmd += f" --pap-prompts '{args['pap_prompts']}'"
+    if args.get("reuse"):
+        cmd += " --reuse"
     lines = [
         f"## Run of {now}", "",
         f"Command: `{cmd}`", "",
