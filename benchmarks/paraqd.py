@@ -244,7 +244,7 @@ def main() -> None:
     from django.conf import settings
 
     from corpus.models import Dataset
-    from paraphrases.paraqd import gold_pairs, paraqd_evaluate, paraqd_train
+    from modelhub.kinds.paraqd import gold_pairs, paraqd_evaluate, paraqd_train
 
     test_dataset = Dataset.objects.get(name=test_name)
     pretrained = paraqd_evaluate(dataset=test_dataset, model="pretrained")

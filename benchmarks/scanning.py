@@ -32,7 +32,6 @@ import random
 import statistics
 import sys
 import time
-from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 

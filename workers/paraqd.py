@@ -1,7 +1,7 @@
 """ParaQD tasks: training and scoring (gpu queue), evaluation and test-pair synthesis (cpu queue).
 
 Each takes a job id, claims the job through ``jobs.services.job_run`` (a redelivered message for
-a finished job is a no-op; a stale one reruns from the start) and calls ``paraphrases.paraqd``.
+a finished job is a no-op; a stale one reruns from the start) and calls ``modelhub.kinds.paraqd``.
 Bad input (``ParaQDError``) fails the job with its message. The gpu worker runs with
 ``--pool solo --concurrency 1``: the scorer stays loaded between tasks (``ml.paraqd.get_scorer``).
 """
@@ -24,7 +24,7 @@ COMMON = {"bind": True, "acks_late": True, "ignore_result": True}
 
 def _run(job_id: int, body: Callable[[Any, Callable[..., None]], dict[str, Any]]) -> None:
     from jobs.services import JobError, job_run
-    from paraphrases.paraqd import ParaQDError
+    from modelhub.kinds.paraqd import ParaQDError
 
     def guarded(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         try:
@@ -46,7 +46,7 @@ def train_job(self, job_id: int) -> None:
 
 
 def _train(job: Any, report: Callable[..., None]) -> dict[str, Any]:
-    from paraphrases.paraqd import paraqd_train
+    from modelhub.kinds.paraqd import paraqd_train
 
     params = job.params
     version = paraqd_train(
@@ -88,7 +88,7 @@ def score_job(self, job_id: int) -> None:
 def _score(job: Any, report: Callable[..., None]) -> dict[str, Any]:
     from modelhub.selectors import modelversion_get
     from paraphrases.models import Candidate
-    from paraphrases.paraqd import ParaQDError, paraqd_score_candidates
+    from modelhub.kinds.paraqd import ParaQDError, paraqd_score_candidates
 
     params = job.params
     version = None
@@ -114,7 +114,7 @@ def evaluate_job(self, job_id: int) -> None:
 
 
 def _evaluate(job: Any, report: Callable[..., None]) -> dict[str, Any]:
-    from paraphrases.paraqd import ParaQDError, paraqd_evaluate
+    from modelhub.kinds.paraqd import ParaQDError, paraqd_evaluate
 
     if job.dataset is None:
         raise ParaQDError("the dataset of this evaluation no longer exists")
@@ -134,7 +134,7 @@ def synthesize_job(self, job_id: int) -> None:
 
 
 def _synthesize(job: Any, report: Callable[..., None]) -> dict[str, Any]:
-    from paraphrases.paraqd import ParaQDError, paraqd_synthesize_tests
+    from modelhub.kinds.paraqd import ParaQDError, paraqd_synthesize_tests
 
     if job.dataset is None:
         raise ParaQDError("the dataset of this synthesis no longer exists")

@@ -24,7 +24,7 @@ def retrain_job(self, job_id: int) -> None:
     from jobs.services import JobError, job_run
     from modelhub.retraining import model_retrain_run
     from modelhub.services import RetrainError
-    from paraphrases.paraqd import ParaQDError
+    from modelhub.kinds.paraqd import ParaQDError
 
     def body(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         try:

@@ -29,7 +29,6 @@ from django.db.models import (
     Exists,
     ExpressionWrapper,
     F,
-    FloatField,
     IntegerField,
     OuterRef,
     Q,
@@ -52,10 +51,16 @@ RATINGS = ("solvability", "diversity", "fluency")
 
 
 def paraqd_threshold() -> float:
-    """The decision threshold of the ParaQD scorer on its cosine score."""
-    from paraphrases.paraqd import DEFAULT_THRESHOLD as threshold
+    """The decision threshold of the ParaQD scorer on its cosine score (``modelhub.selectors``)."""
+    from modelhub.selectors import paraqd_threshold as threshold
 
-    return float(threshold)
+    return threshold()
+
+
+def disagreeing_gold(qs: QuerySet[GoldLabel], *, version_id: int, threshold: float) -> QuerySet[GoldLabel]:
+    from modelhub.disagreements import disagreeing_gold as rule
+
+    return rule(qs, version_id=version_id, threshold=threshold)
 
 
 def active_paraqd_version_id() -> int | None:
@@ -403,25 +408,6 @@ def _model_scores(candidate_ids: list[int], version_id: int | None) -> dict[int,
     )
 
 
-def _active_score_subquery(version_id: int):
-    from paraphrases.models import Score
-
-    return Subquery(
-        Score.objects.filter(candidate=OuterRef("candidate_id"), model_version_id=version_id, paraqd__isnull=False)
-        .order_by("-id")
-        .values("paraqd")[:1],
-        output_field=FloatField(),
-    )
-
-
-def _model_disagrees(qs: QuerySet[GoldLabel], version_id: int, threshold: float) -> QuerySet[GoldLabel]:
-    """Gold labels whose candidate the active scorer puts on the other side of the threshold."""
-    return qs.annotate(model_score=_active_score_subquery(version_id)).filter(
-        # Valid means a score strictly above the threshold, as in training and evaluation (ml.metrics).
-        Q(valid=True, model_score__lte=threshold) | Q(valid=False, model_score__gt=threshold)
-    )
-
-
 def disagreements(*, dataset: Dataset, kind: str) -> list[dict[str, Any]]:
     """``human_human``: items of ``dataset`` whose annotators split on valid/invalid (the
     adjudication queue; resolved ones keep their adjudicated gold). ``human_model``: gold-labelled
@@ -444,7 +430,7 @@ def disagreements(*, dataset: Dataset, kind: str) -> list[dict[str, Any]]:
             return []
         golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
         candidate_ids = list(
-            _model_disagrees(golds, version_id, threshold).order_by("candidate_id").values_list("candidate_id", flat=True)
+            disagreeing_gold(golds, version_id=version_id, threshold=threshold).order_by("candidate_id").values_list("candidate_id", flat=True)
         )
     return _disagreement_rows(candidate_ids, version_id=version_id, threshold=threshold)
 
@@ -496,4 +482,4 @@ def human_model_disagreement_count(*, since: datetime | None = None) -> int:
     golds = GoldLabel.objects.all()
     if since is not None:
         golds = golds.filter(updated_at__gte=since)
-    return _model_disagrees(golds, version_id, paraqd_threshold()).count()
+    return disagreeing_gold(golds, version_id=version_id, threshold=paraqd_threshold()).count()

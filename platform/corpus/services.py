@@ -19,6 +19,7 @@ from django.db import transaction
 from annotation.models import GoldLabel
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
+from jobs.progress import scaled_progress
 from ml.numbers import extract_numbers
 from paraphrases.models import Candidate
 from workers.corpus import import_job
@@ -48,13 +49,6 @@ T = TypeVar("T")
 def _batches(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def _scaled(progress: Progress | None, start: float, end: float) -> Callable[[float], None] | None:
-    """``progress`` remapped so that 0..1 of a phase lands on start..end of the whole."""
-    if progress is None:
-        return None
-    return lambda fraction: progress(start + (end - start) * fraction)
 
 
 # --- datasets -----------------------------------------------------------------------------------
@@ -137,7 +131,7 @@ def dataset_import(
         fmt,
         split=split,
         max_bytes=settings.PARALAB_MAX_UPLOAD_BYTES,
-        progress=_scaled(progress, 0.0, READ_SHARE),
+        progress=scaled_progress(progress, 0.0, READ_SHARE),
         name=filename,
     )
     if progress:
@@ -195,7 +189,7 @@ def pairs_import(
         path,
         fmt,
         max_bytes=settings.PARALAB_MAX_UPLOAD_BYTES,
-        progress=_scaled(progress, 0.0, READ_SHARE),
+        progress=scaled_progress(progress, 0.0, READ_SHARE),
         name=filename,
     )
     if progress:

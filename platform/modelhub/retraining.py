@@ -9,7 +9,7 @@ One retrain of ParaQD (the job body :func:`model_retrain_run`, queued by
    ``PARALAB_RETRAIN_HOLDOUT_PERCENT`` % are held out, at least one, and at least one valid and
    one invalid label when a class has two or more. Gold labels of synthesized test pairs are
    never trained on, so they are always held out too.
-2. A candidate version is trained (``paraphrases.paraqd.paraqd_train``, preset
+2. A candidate version is trained (``modelhub.kinds.paraqd.paraqd_train``, preset
    ``PARALAB_RETRAIN_PRESET``) on the problems of the datasets those labels belong to, with the
    training gold labels as extra positives/negatives (the ones the active model gets wrong are
    weighted up as hard examples) and without the held-out ones.
@@ -42,7 +42,7 @@ from .services import RetrainError, modelversion_activate, modelversion_set_metr
 
 if TYPE_CHECKING:
     from jobs.models import Job
-    from paraphrases.paraqd import ScoringModel
+    from modelhub.kinds.paraqd import ScoringModel
 
 logger = logging.getLogger("paralab.retrain")
 
@@ -103,7 +103,7 @@ class GoldSplit:
 
 def retrain_gold_split() -> GoldSplit:
     """The annotators' gold labels split into held-out pairs and trainable candidate ids."""
-    from paraphrases.paraqd import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
+    from modelhub.kinds.paraqd import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
     rows = list(
         human_gold_labels()
@@ -206,7 +206,7 @@ def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], t
 def retrain_rescore_pending(*, version: ModelVersion, user=None) -> list[int]:
     """Queue scoring jobs for every candidate without a gold label with ``version``; their ids."""
     from paraphrases.models import Candidate
-    from paraphrases.paraqd import paraqd_score_start
+    from modelhub.kinds.paraqd import paraqd_score_start
 
     ids = list(Candidate.objects.filter(gold__isnull=True).order_by("pk").values_list("pk", flat=True))
     return [
@@ -230,7 +230,7 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
     registry (``modelhub.kinds``): the kind trains the candidate and measures both sides; the gate,
     activation and the report are the same for every kind. Returns the job's result:
     ``{"kind", "version", "status", "promoted", "gate", "heldout", "rescore_jobs", "training_data"}``."""
-    from paraphrases.paraqd import ParaQDError
+    from modelhub.kinds.paraqd import ParaQDError
     from paraphrases.scanning import ScanningError
 
     from .kinds import get_kind

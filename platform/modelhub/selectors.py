@@ -5,7 +5,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import GoldLabel
@@ -52,7 +52,7 @@ RETRAINABLE_KINDS = retrainable_kinds()
 
 def paraqd_threshold() -> float:
     """The threshold a ParaQD score is read at (score > threshold: valid), as in training and evaluation."""
-    from paraphrases.paraqd import DEFAULT_THRESHOLD
+    from .kinds.paraqd.common import DEFAULT_THRESHOLD
 
     return float(DEFAULT_THRESHOLD)
 
@@ -73,23 +73,18 @@ def human_gold_labels(*, since: datetime | None = None) -> QuerySet[GoldLabel]:
 
 def retrain_disagreement_count(*, since: datetime | None = None) -> int:
     """Among :func:`human_gold_labels` (since ``since``), those the active ParaQD version scores on
-    the other side of the threshold: the hard examples a retrain weights up (``gold_is_hard``).
+    the other side of the threshold: the hard examples a retrain weights up (``modelhub.disagreements``).
 
     Narrower than ``annotation.selectors.human_model_disagreement_count`` (the dashboard's list,
     which also counts imported gold labels): imported pairs are never trained on, so they must not
     trigger a retrain.
     """
-    from paraphrases.models import Score
+    from .disagreements import disagreeing_gold
 
     active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
     if active is None:
         return 0
-    threshold = paraqd_threshold()
-    scores = Score.objects.filter(candidate_id=OuterRef("candidate_id"), model_version=active)
-    return human_gold_labels(since=since).filter(
-        (Q(valid=True) & Exists(scores.filter(paraqd__lte=threshold)))
-        | (Q(valid=False) & Exists(scores.filter(paraqd__gt=threshold)))
-    ).count()
+    return disagreeing_gold(human_gold_labels(since=since), version_id=active.pk, threshold=paraqd_threshold()).count()
 
 
 def retrain_job_in_progress(*, kind: str) -> Job | None:

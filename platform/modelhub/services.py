@@ -153,7 +153,7 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
 
     from jobs.models import Job
     from jobs.services import job_create, job_enqueue
-    from paraphrases.paraqd import IMPORTED_PAIR_PREFIX
+    from modelhub.kinds.paraqd import IMPORTED_PAIR_PREFIX
 
     from .selectors import human_gold_labels, retrain_job_in_progress, retrain_trigger
 

@@ -213,7 +213,7 @@ def step_test_pairs(ctx: DemoContext) -> str:
     """ParaQD's synthesized test pairs for every demo problem, queued for the annotators (run as a
     synthesis job, so it shows on the jobs page), with their highlight spans computed now."""
     from jobs.models import Job
-    from paraphrases.paraqd import TEST_GENERATOR_PREFIX, paraqd_synthesize_start
+    from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX, paraqd_synthesize_start
     from workers.paraqd import synthesize_job
 
     dataset = ctx.require_dataset()
@@ -325,7 +325,7 @@ def demo_annotation_summary(ctx: DemoContext) -> dict[str, int]:
     """Counts for the banner: test pairs still unlabelled, reviewed pairs, their agreement gold
     labels and the split ones waiting for adjudication."""
     from annotation.models import GoldLabel
-    from paraphrases.paraqd import TEST_GENERATOR_PREFIX
+    from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX
 
     dataset = ctx.require_dataset()
     items = AnnotationItem.objects.filter(dataset=dataset)

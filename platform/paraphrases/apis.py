@@ -21,7 +21,7 @@ from .generation import (
     generator_catalog,
     paraphrase_variants,
 )
-from .paraqd import ParaQDError
+from modelhub.kinds.paraqd import ParaQDError
 from .selectors import LABEL_FILTERS, candidate_list, candidate_row, scores_by_id
 
 _detail = inline_serializer("GenerationDetail", {"detail": serializers.CharField()})

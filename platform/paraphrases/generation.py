@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     from ml.generation import GeneratedCandidate, GenerationResources
 
-    from .paraqd import ScoringModel
+    from modelhub.kinds.paraqd import ScoringModel
 
 logger = logging.getLogger("paralab.generation")
 
@@ -73,7 +73,7 @@ def generation_resources() -> GenerationResources:
     encoder for the embedding-neighbour synonyms, masked LM, optional instruct LLM)."""
     from ml.generation import GenerationResources
 
-    from .paraqd import base_encoder_path
+    from modelhub.kinds.paraqd import base_encoder_path
 
     return GenerationResources(
         spacy_model=settings.PARALAB_SPACY_MODEL,
@@ -191,7 +191,7 @@ class _Scored:
 def _score(original: str, generated: Sequence[GeneratedCandidate], model: ScoringModel) -> list[_Scored]:
     from ml.metrics import paraphrase_scores_many
 
-    from .paraqd import paraqd_cosines
+    from modelhub.kinds.paraqd import paraqd_cosines
 
     texts = [g.text for g in generated]
     cosines = paraqd_cosines(model=model, questions=[original] * len(texts), paraphrases=texts)
@@ -286,7 +286,7 @@ def generation_run(
     """
     from ml.generation import generate
 
-    from .paraqd import paraqd_default_model
+    from modelhub.kinds.paraqd import paraqd_default_model
 
     resources, names, selector = _checked(generators, select, per_problem)
     model = paraqd_default_model()
@@ -408,7 +408,7 @@ def paraphrase_variants(
     from ml.generation import generate
     from ml.highlight import highlight_spans
 
-    from .paraqd import paraqd_default_model
+    from modelhub.kinds.paraqd import paraqd_default_model
 
     started = time.perf_counter()
     text = (text or "").strip()

@@ -39,6 +39,7 @@ from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
+from jobs.progress import scaled_progress
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from modelhub.services import modelversion_activate, modelversion_create
@@ -90,16 +91,6 @@ def scanning_preset(name: str | None = None, **overrides: Any):
         raise ScanningError(str(exc)) from exc
 
 
-def _scaled(progress: Progress | None, start: float, end: float) -> Progress | None:
-    if progress is None:
-        return None
-
-    def report(fraction: float, note: str | None = None) -> None:
-        progress(start + (end - start) * max(0.0, min(1.0, fraction)), note)
-
-    return report
-
-
 # --- problems and noise --------------------------------------------------------------------------
 
 
@@ -119,7 +110,7 @@ def training_problem_rows(
     """(id, text) of the problems STEAD/PAP may train on: ParaQD's rule (no test split, no copy of a
     test or imported-pair question) and no problem whose text is in an ``exclude`` dataset (the
     evaluation set); a seeded sample of ``max_problems`` when given, one per distinct text."""
-    from .paraqd import training_problems
+    from modelhub.kinds.paraqd import training_problems
 
     allowed, _ = training_problems(datasets=datasets)
     if exclude:
@@ -277,13 +268,13 @@ def stead_train(
 
 
 def _scoring_model():
-    from .paraqd import paraqd_default_model
+    from modelhub.kinds.paraqd import paraqd_default_model
 
     return paraqd_default_model()
 
 
 def _cosines(model) -> Callable[[Sequence[str], Sequence[str]], list[float]]:
-    from .paraqd import paraqd_cosines
+    from modelhub.kinds.paraqd import paraqd_cosines
 
     def cosines(questions: Sequence[str], paraphrases: Sequence[str]) -> list[float]:
         return paraqd_cosines(model=model, questions=list(questions), paraphrases=list(paraphrases))
@@ -416,7 +407,7 @@ def pap_gold_edits(*, exclude_candidate_ids: Sequence[int] = ()) -> list[GoldEdi
     the scorer disagreed with them (ParaQD's rule, ``gold_is_hard``)."""
     from modelhub.selectors import human_gold_labels
 
-    from .paraqd import DEFAULT_THRESHOLD, gold_is_hard
+    from modelhub.kinds.paraqd import DEFAULT_THRESHOLD, gold_is_hard
 
     labels = human_gold_labels().filter(candidate__generator__in=NEURAL_GENERATORS).exclude(
         candidate_id__in=list(exclude_candidate_ids)).select_related("candidate__problem")
@@ -521,13 +512,13 @@ def pap_train_from_corpus(
     if not rows:
         raise ScanningError(f"no problem of {', '.join(dataset_names)} may be trained on")
     corpus = pap_corpus_build(rows=rows, stead_version=stead, preset=preset, queue=queue,
-                              progress=_scaled(progress, 0.0, 0.5))
+                              progress=scaled_progress(progress, 0.0, 0.5))
     from ml.pap import PapPair
 
     pairs = [PapPair(problem, prompt, target) for _, problem, prompt, target in corpus["pairs"]]
     return pap_train(
         pairs=pairs, preset=preset, base=base, activate=activate, user=user, job=job,
-        progress=_scaled(progress, 0.5, 1.0), max_seconds=max_seconds, gold=pap_gold_edits(),
+        progress=scaled_progress(progress, 0.5, 1.0), max_seconds=max_seconds, gold=pap_gold_edits(),
         training_data={"datasets": [d.name for d in datasets], "stead_version": stead.pk,
                        "corpus": corpus["summary"], "corpus_candidate_ids": [c for c, *_ in corpus["pairs"]][:20000]},
     )
@@ -634,10 +625,10 @@ def scanning_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any
     started = time.monotonic()
     stead = stead_train(dataset_names=names, preset=params.get("preset"), base=params.get("base"),
                         max_problems=params.get("max_problems"), activate=True, user=job.created_by, job=job,
-                        progress=_scaled(progress, 0.0, 0.4), exclude_datasets=[evaluation])
+                        progress=scaled_progress(progress, 0.0, 0.4), exclude_datasets=[evaluation])
     pap = pap_train_from_corpus(dataset_names=names, preset=params.get("preset"), base=params.get("base"),
                                 stead_version=stead, max_problems=params.get("max_problems"), activate=True,
-                                user=job.created_by, job=job, progress=_scaled(progress, 0.4, 0.8),
+                                user=job.created_by, job=job, progress=scaled_progress(progress, 0.4, 0.8),
                                 exclude_datasets=[evaluation])
     resources = generation_resources()
     generators = [n for n, g in GENERATORS.items()
@@ -645,7 +636,7 @@ def scanning_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any
     if progress:
         progress(0.8, f"generating on {evaluation} with {', '.join(generators)}")
     result = generation_run(dataset=datasets_named([evaluation])[0], generators=generators,
-                            progress=_scaled(progress, 0.8, 1.0))
+                            progress=scaled_progress(progress, 0.8, 1.0))
     return {
         "stead": _version_result(stead), "pap": _version_result(pap),
         "eval_dataset": evaluation, "by_generator": result["by_generator"], "refused": result["refused"],
@@ -667,7 +658,7 @@ def pap_heldout_metrics(*, version: ModelVersion | None, problems: Sequence[tupl
 
     from corpus.text import text_hash
 
-    from .paraqd import paraqd_cosines
+    from modelhub.kinds.paraqd import paraqd_cosines
 
     if version is None or not problems:
         return {"n": 0, "problems": len(problems), "PQI": None, "N": None, "S": None, "D": None,

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST, require_safe
 from corpus.selectors import dataset_get
 
 from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, GenerationError, generation_start, generator_catalog
-from .paraqd import ParaQDError
+from modelhub.kinds.paraqd import ParaQDError
 from .selectors import LABEL_FILTERS, candidate_generators, candidate_list, candidate_row, scores_by_id
 
 CANDIDATES_PER_PAGE = 60

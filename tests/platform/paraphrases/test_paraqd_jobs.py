@@ -15,7 +15,7 @@ from jobs.models import Job
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate, modelversion_create
 from paraphrases.models import Candidate, Score
-from paraphrases.paraqd import (
+from modelhub.kinds.paraqd import (
     PRETRAINED_SCORER,
     ParaQDError,
     paraqd_evaluate,

@@ -12,7 +12,7 @@ from corpus.models import Problem
 from modelhub.models import ModelVersion
 from ml.paraqd import DISAGREEMENT_SOURCE
 from paraphrases.models import Score
-from paraphrases.paraqd import (
+from modelhub.kinds.paraqd import (
     ParaQDError,
     default_training_operators,
     gold_is_hard,

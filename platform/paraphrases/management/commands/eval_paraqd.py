@@ -5,7 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.paraqd import DEFAULT_THRESHOLD, ParaQDError, datasets_by_name, paraqd_evaluate_start
+from modelhub.kinds.paraqd import DEFAULT_THRESHOLD, ParaQDError, datasets_by_name, paraqd_evaluate_start
 from workers.paraqd import evaluate_job
 
 from ._jobs import run_job_here

@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, GenerationError, generation_start
-from paraphrases.paraqd import ParaQDError, datasets_by_name
+from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
 from workers.generation import generate_job
 
 from ._jobs import run_job_here

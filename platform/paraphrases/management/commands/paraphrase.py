@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from paraphrases.generation import DEFAULT_SELECTOR, GenerationError, paraphrase_variants
-from paraphrases.paraqd import ParaQDError
+from modelhub.kinds.paraqd import ParaQDError
 
 from .train_paraqd import _positive_int
 

@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from paraphrases.generation import pqi_by_generator
-from paraphrases.paraqd import ParaQDError, datasets_by_name
+from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.paraqd import ParaQDError, datasets_by_name, paraqd_synthesize_start
+from modelhub.kinds.paraqd import ParaQDError, datasets_by_name, paraqd_synthesize_start
 from workers.paraqd import synthesize_job
 
 from ._jobs import run_job_here

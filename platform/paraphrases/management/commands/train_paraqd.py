@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.paraqd import PRESETS, ParaQDError, paraqd_train_start
+from modelhub.kinds.paraqd import PRESETS, ParaQDError, paraqd_train_start
 from workers.paraqd import train_job
 
 from ._jobs import run_job_here

@@ -1,5 +1,20 @@
-"""ParaQD, the judge (paper 001), as a model kind: training, scoring and evaluation live in
-``paraphrases.paraqd``; this module tells the generic retraining what to call and what to gate on
+"""ParaQD, the judge (paper 001), as a model kind.
+
+The kind's modules, each importing Django models (so loaded on first use, not when the registry
+is built):
+
+- ``common``: constants other apps import (``DEFAULT_THRESHOLD``, ``TEST_GENERATOR_PREFIX``...),
+  ``ParaQDError``, dataset and encoder lookups;
+- ``operators``: the training and test operators' resources;
+- ``triplets``: training triplets from operator outputs and human gold labels;
+- ``training``: ``paraqd_train`` (a version is registered only after training succeeded);
+- ``resolve``: which model scores (a version, the active one, the pretrained encoder, a folder);
+- ``scoring``: ``Score`` rows for candidates, upserted;
+- ``evaluation``: CONTRACT.md's metrics on a dataset's gold-labelled pairs;
+- ``synthesis``: the synthesized test set (test operators fa-fe).
+
+Their public names are importable from this package (``from modelhub.kinds.paraqd import
+paraqd_train``). :class:`ParaQDKind` tells the generic retraining what to call and what to gate on
 (weighted F1 and separation on the held-out gold pairs; the reference is the pretrained encoder
 until a version is active)."""
 from __future__ import annotations
@@ -9,7 +24,34 @@ from typing import Any
 
 from django.conf import settings
 
-from .base import GateMetric, Progress, TrainRequest
+from ..base import GateMetric, Progress, TrainRequest
+
+_EXPORTS = {
+    "common": ("KIND", "PRETRAINED_SCORER", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "SYNTHESIZED_TEST_PURPOSE",
+               "HUMAN_GOLD_SOURCES", "PRESETS", "DEFAULT_THRESHOLD", "SCORE_BATCH", "NOTE_INTERVAL_S", "ParaQDError",
+               "datasets_by_name", "base_encoder_path"),
+    "operators": ("operator_resources", "default_training_operators"),
+    "triplets": ("training_problems", "gold_is_hard", "paraqd_training_triplets"),
+    "training": ("paraqd_train", "paraqd_train_start"),
+    "resolve": ("ScoringModel", "pretrained_model", "paraqd_resolve_model", "paraqd_default_model", "paraqd_cosines"),
+    "scoring": ("paraqd_score_candidates", "paraqd_score_start"),
+    "evaluation": ("gold_pairs", "paraqd_evaluate", "paraqd_evaluate_start"),
+    "synthesis": ("paraqd_synthesize_tests", "paraqd_synthesize_start"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
+__all__ = ["ParaQDKind", *_MODULE_OF]
+
+
+def __getattr__(name: str) -> Any:
+    """The kind's public names, imported from their module on first use."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 class ParaQDKind:
@@ -24,7 +66,7 @@ class ParaQDKind:
     )
 
     def train(self, request: TrainRequest):
-        from paraphrases.paraqd import paraqd_train
+        from .training import paraqd_train
 
         return paraqd_train(
             dataset_names=request.dataset_names, preset=request.preset or "tiny", epochs=request.epochs,
@@ -41,7 +83,7 @@ class ParaQDKind:
         ))
 
     def _model(self, version):
-        from paraphrases.paraqd import paraqd_resolve_model, pretrained_model
+        from .resolve import paraqd_resolve_model, pretrained_model
 
         return paraqd_resolve_model(model=version) if version is not None else pretrained_model()
 

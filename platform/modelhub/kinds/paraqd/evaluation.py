@@ -1,0 +1,106 @@
+"""Evaluating a ParaQD model on a dataset's gold-labelled pairs (CONTRACT.md's metrics)."""
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from django.utils import timezone
+
+from annotation.models import GoldLabel
+from corpus.models import Dataset
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+from ml.serialization import json_safe
+from modelhub.models import ModelVersion
+from modelhub.services import modelversion_set_metrics
+
+from .common import DEFAULT_THRESHOLD, ParaQDError, Progress
+from .resolve import paraqd_resolve_model, scorer_for
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+def gold_pairs(*, dataset: Dataset) -> list[tuple[int, str, str, bool]]:
+    """(candidate id, question, paraphrase, valid) for every gold-labelled candidate of ``dataset``."""
+    return list(
+        GoldLabel.objects.filter(candidate__problem__dataset=dataset)
+        .order_by("candidate_id")
+        .values_list("candidate_id", "candidate__problem__text", "candidate__text", "valid")
+    )
+
+
+def paraqd_evaluate(
+    *,
+    dataset: Dataset,
+    model: str | int | ModelVersion = "active",
+    threshold: float = DEFAULT_THRESHOLD,
+    include_scores: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Score ``dataset``'s gold-labelled pairs and return CONTRACT.md's metrics:
+    ``{"n", "macro": {"p", "r", "f1", "f1_hm"}, "weighted": {...}, "mu_pos", "mu_neg", "separation"}``
+    plus ``model``, ``dataset`` and ``threshold`` (and ``scores``: ``{"valid": [...], "invalid": [...]}``
+    with ``include_scores``). A mean over an empty class is ``None``.
+
+    For a model version, the result is also stored in ``version.metrics["eval"][dataset.name]``.
+    """
+    from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
+
+    if not math.isfinite(threshold) or not -1.0 <= threshold <= 1.0:
+        raise ParaQDError(f"--threshold must be a cosine in [-1, 1], not {threshold}")
+    scoring = paraqd_resolve_model(model=model)
+    pairs = gold_pairs(dataset=dataset)
+    if not pairs:
+        raise ParaQDError(
+            f"dataset {dataset.name!r} has no gold-labelled pairs to evaluate on "
+            "(import labelled pairs with import_pairs, or have annotators label items)"
+        )
+    if progress:
+        progress(0.1, f"scoring {len(pairs)} gold-labelled pairs with {scoring.label}")
+    scores = scorer_for(scoring).score([p[1] for p in pairs], [p[2] for p in pairs])
+    labels = [int(p[3]) for p in pairs]
+    metrics = json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    result: dict[str, Any] = {
+        **metrics,
+        "threshold": threshold,
+        "model": {"scorer_version": scoring.scorer_version, "version": scoring.version.pk if scoring.version else None,
+                  "path": scoring.path},
+        "dataset": dataset.name,
+    }
+    if scoring.version is not None:
+        # The histogram is what /dashboard/ plots: the valid and invalid score distributions.
+        stored = {**metrics, "threshold": threshold, "evaluated_at": timezone.now().isoformat(timespec="seconds"),
+                  "histogram": score_histogram([float(s) for s in scores], labels)}
+        modelversion_set_metrics(version=scoring.version, metrics={dataset.name: stored}, path=("eval",))
+    if include_scores:
+        result["scores"] = {
+            "valid": [float(s) for s, y in zip(scores, labels) if y],
+            "invalid": [float(s) for s, y in zip(scores, labels) if not y],
+        }
+    if progress:
+        progress(1.0, f"separation {result['separation']}, weighted F1(hm) {result['weighted']['f1_hm']:.3f}")
+    return result
+
+
+def paraqd_evaluate_start(
+    *,
+    dataset: Dataset,
+    model: str | int = "active",
+    threshold: float = DEFAULT_THRESHOLD,
+    include_scores: bool = False,
+    user: AbstractBaseUser | None = None,
+    enqueue: bool = True,
+) -> Job:
+    """Queue an evaluation job (cpu queue); checks the model and the gold labels first."""
+    from workers.paraqd import evaluate_job
+
+    paraqd_resolve_model(model=model)
+    if not GoldLabel.objects.filter(candidate__problem__dataset=dataset).exists():
+        raise ParaQDError(f"dataset {dataset.name!r} has no gold-labelled pairs to evaluate on")
+    job = job_create(
+        kind=Job.Kind.EVALUATE, params={"model": str(model), "threshold": threshold, "include_scores": include_scores},
+        dataset=dataset, created_by=user, queue="cpu",
+    )
+    if enqueue:
+        job_enqueue(job=job, task=evaluate_job)
+    return job

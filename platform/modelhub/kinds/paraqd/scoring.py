@@ -1,0 +1,79 @@
+"""Scoring candidates with a ParaQD model: one ``Score`` per (candidate, scorer version), upserted."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from corpus.models import Dataset
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+from modelhub.models import ModelVersion
+from paraphrases.models import Candidate, Score
+
+from .common import SCORE_BATCH, Progress
+from .resolve import default_scoring_model, scorer_for
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+def paraqd_score_candidates(
+    *, candidate_ids: Iterable[int], version: ModelVersion | None = None, progress: Progress | None = None
+) -> int:
+    """Score candidates against their problem with ``version`` (default: the active version, or
+    the pretrained base encoder when there is none, scorer version ``paraqd:pretrained``).
+
+    Writes ``Score(paraqd=cos, similarity=(cos + 1) / 2)`` per (candidate, scorer version),
+    inserting or updating in place (one row per pair, whatever the number of runs). Returns the
+    number of candidates scored (ids that no longer exist are skipped).
+    """
+    model = default_scoring_model(version)
+    ids = sorted(set(int(pk) for pk in candidate_ids))
+    if not ids:
+        return 0
+    scorer = scorer_for(model)
+    scored = 0
+    for start in range(0, len(ids), SCORE_BATCH):
+        chunk = ids[start:start + SCORE_BATCH]
+        rows = list(Candidate.objects.filter(pk__in=chunk).values_list("pk", "problem__text", "text"))
+        if not rows:
+            continue
+        cosines = scorer.score([r[1] for r in rows], [r[2] for r in rows])
+        scores = [
+            Score(
+                candidate_id=pk, scorer_version=model.scorer_version, model_version=model.version,
+                paraqd=float(cos), similarity=(float(cos) + 1.0) / 2.0,
+            )
+            for (pk, _, _), cos in zip(rows, cosines)
+        ]
+        Score.objects.bulk_create(
+            scores, update_conflicts=True, unique_fields=["candidate", "scorer_version"],
+            update_fields=["paraqd", "similarity", "model_version"],
+        )
+        scored += len(rows)
+        if progress:
+            progress(min(1.0, (start + len(chunk)) / len(ids)), f"scored {scored} candidates")
+    return scored
+
+
+def paraqd_score_start(
+    *,
+    candidate_ids: Iterable[int] | None = None,
+    dataset: Dataset | None = None,
+    version: ModelVersion | None = None,
+    user: AbstractBaseUser | None = None,
+    enqueue: bool = True,
+) -> Job:
+    """Queue a scoring job (gpu queue) for some candidates, or for every candidate of ``dataset``."""
+    from workers.paraqd import score_job
+
+    if (candidate_ids is None) == (dataset is None):
+        raise ValueError("pass either candidate_ids or dataset")
+    params: dict[str, Any] = {"version": version.pk if version else None}
+    if dataset is not None:
+        params["dataset"] = dataset.pk
+    else:
+        params["candidate_ids"] = sorted(set(int(pk) for pk in candidate_ids or ()))
+    job = job_create(kind=Job.Kind.SCORE, params=params, dataset=dataset, created_by=user, queue="gpu")
+    if enqueue:
+        job_enqueue(job=job, task=score_job)
+    return job

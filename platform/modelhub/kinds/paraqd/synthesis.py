@@ -1,0 +1,164 @@
+"""ParaQD's synthesized test set (paper 4.2): test operators fa-fe, queued for double annotation."""
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+
+from annotation.models import AnnotationItem
+from corpus.models import Dataset, Problem
+from corpus.text import text_hash
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+from modelhub.models import ModelVersion
+from modelhub.selectors import modelversion_active
+from paraphrases.models import Candidate
+
+from .common import SYNTHESIZED_TEST_PURPOSE, TEST_GENERATOR_PREFIX, ParaQDError, Progress, generation_device, scaled
+from .operators import OnceUnavailable, apply_or_none
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+def _test_generators() -> dict[str, Any]:
+    """Generators for fb (the platform's denoiser: the active STEAD version) and fe (a general
+    seq2seq paraphraser, ``PARALAB_PARAPHRASER_MODEL``), when they exist; fb/fe refuse otherwise."""
+    from ml.seq2seq import Seq2SeqConfig, Seq2SeqGenerator
+
+    device = generation_device()
+    generators: dict[str, Any] = {}
+    stead = modelversion_active(kind=ModelVersion.Kind.STEAD)
+    if stead is not None and stead.artifact_path and Path(stead.artifact_path).is_dir():
+        generators["fb"] = OnceUnavailable(Seq2SeqGenerator(
+            Seq2SeqConfig(model=stead.artifact_path, prefix="paraphrase: ", device=device)))
+    if settings.PARALAB_PARAPHRASER_MODEL:
+        generators["fe"] = OnceUnavailable(Seq2SeqGenerator(
+            Seq2SeqConfig(model=settings.PARALAB_PARAPHRASER_MODEL, device=device)))
+    return generators
+
+
+def _pick(names: list[str], count: int, text: str, rng: random.Random, resources_for: Callable[[str], dict]):
+    """Up to ``count`` results of distinct operators among ``names``, tried in a random order."""
+    order = names[:]
+    rng.shuffle(order)
+    picked = []
+    for name in order:
+        if len(picked) == count:
+            break
+        result = apply_or_none(name, text, rng, resources_for(name))
+        if result is not None:
+            picked.append(result)
+    return picked
+
+
+def paraqd_synthesize_tests(
+    *,
+    dataset: Dataset,
+    per_problem: int = 2,
+    seed: int = 3407,
+    progress: Progress | None = None,
+    generators: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """ParaQD's synthesized test set (paper 4.2): per problem, ``per_problem`` pairs, half from a
+    positive test operator (fa, or fb when a generator exists) and half from a negative one (fc,
+    fd, fe), each chosen at random among those that apply. Each output becomes a Candidate
+    (generator ``test:<op>``, ``intended_valid``) and an AnnotationItem (purpose
+    ``synthesized_test``, two labels required).
+
+    Idempotent: a problem that already has synthesized test candidates is skipped, so running it
+    again creates nothing. fc's TF-IDF is fitted on the dataset's problems.
+    Returns ``{"dataset", "problems", "skipped_existing", "no_operator_applied",
+    "candidates_created", "items_created", "per_operator"}``.
+    """
+    from ml.operators import TEST_OPERATORS, fit_tfidf
+
+    if per_problem < 1:
+        raise ParaQDError("--per-problem must be at least 1")
+    progress = scaled(progress, 0.0, 1.0)
+    problems = list(Problem.objects.filter(dataset=dataset).order_by("id").values_list("id", "text"))
+    if not problems:
+        raise ParaQDError(f"dataset {dataset.name!r} has no problems")
+    done_already = set(
+        Candidate.objects.filter(problem__dataset=dataset, generator__startswith=TEST_GENERATOR_PREFIX)
+        .values_list("problem_id", flat=True)
+    )
+    gens = _test_generators() if generators is None else generators
+    shared = {"spacy_model": settings.PARALAB_SPACY_MODEL, "tfidf": fit_tfidf(text for _, text in problems)}
+
+    def resources_for(name: str) -> dict[str, Any]:
+        return {**shared, "generator": gens.get(name)}
+
+    positive = [n for n, spec in TEST_OPERATORS.items() if spec.valid and (n != "fb" or "fb" in gens)]
+    negative = [n for n, spec in TEST_OPERATORS.items() if not spec.valid and (n != "fe" or "fe" in gens)]
+    n_pos, n_neg = math.ceil(per_problem / 2), per_problem // 2
+
+    per_operator: Counter[str] = Counter()
+    created = items = skipped = none_applied = 0
+    todo = [(pk, text) for pk, text in problems if pk not in done_already]
+    skipped = len(problems) - len(todo)
+    for done, (problem_id, text) in enumerate(todo, start=1):
+        rng = random.Random(f"{seed}-{problem_id}")
+        results = _pick(positive, n_pos, text, rng, resources_for) + _pick(negative, n_neg, text, rng, resources_for)
+        if not results:
+            none_applied += 1
+        with transaction.atomic():
+            for result in results:
+                candidate, was_created = Candidate.objects.get_or_create(
+                    problem_id=problem_id,
+                    generator=f"{TEST_GENERATOR_PREFIX}{result.operator}",
+                    text_hash=text_hash(result.text),
+                    defaults={
+                        "text": result.text,
+                        "operator": result.operator,
+                        "intended_valid": result.valid,
+                        "metadata": {"synthesized_test": True, "seed": seed,
+                                     **{k: v for k, v in result.meta.items() if isinstance(v, (str, int, float, bool))}},
+                    },
+                )
+                _, item_created = AnnotationItem.objects.get_or_create(
+                    candidate=candidate,
+                    defaults={"dataset": dataset, "purpose": SYNTHESIZED_TEST_PURPOSE,
+                              "required_labels": dataset.labels_per_item},
+                )
+                created += was_created
+                items += item_created
+                per_operator[result.operator] += was_created
+        if progress and (done % 10 == 0 or done == len(todo)):
+            progress(done / len(todo), f"{done}/{len(todo)} problems, {created} test pairs")
+    return {
+        "dataset": dataset.name,
+        "problems": len(problems),
+        "skipped_existing": skipped,
+        "no_operator_applied": none_applied,
+        "candidates_created": created,
+        "items_created": items,
+        "per_operator": dict(sorted(per_operator.items())),
+    }
+
+
+def paraqd_synthesize_start(
+    *,
+    dataset: Dataset,
+    per_problem: int = 2,
+    seed: int = 3407,
+    user: AbstractBaseUser | None = None,
+    enqueue: bool = True,
+) -> Job:
+    """Queue a synthesis job (cpu queue) once the transaction commits."""
+    from workers.paraqd import synthesize_job
+
+    if per_problem < 1:
+        raise ParaQDError("--per-problem must be at least 1")
+    job = job_create(
+        kind=Job.Kind.SYNTHESIZE, params={"per_problem": per_problem, "seed": seed}, dataset=dataset,
+        created_by=user, queue="cpu",
+    )
+    if enqueue:
+        job_enqueue(job=job, task=synthesize_job)
+    return job

@@ -1,0 +1,265 @@
+"""Training a ParaQD version: into a partial folder, registered only once training succeeded, so a
+failure leaves the active model as it was."""
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+import uuid
+from collections.abc import Collection, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+from ml.serialization import json_safe
+from modelhub.models import ModelVersion
+from modelhub.services import modelversion_activate, modelversion_create
+
+from .common import KIND, PRESETS, ParaQDError, Progress, base_encoder_path, datasets_by_name, paraqd_device, scaled
+from .evaluation import gold_pairs
+from .operators import operator_resources
+from .triplets import paraqd_training_triplets
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger("paralab.paraqd")
+
+def _train_config(
+    *, preset: str, encoder_path: str, epochs: int | None, time_budget_s: float | None, seed: int = 3407,
+    overrides: dict[str, Any] | None = None,
+):
+    from ml.paraqd import ParaQDTrainConfig
+
+    if preset not in PRESETS:
+        raise ParaQDError(f"--preset must be one of {', '.join(PRESETS)}, not {preset!r}")
+    if epochs is not None and epochs < 1:
+        raise ParaQDError("--epochs must be at least 1")
+    requested = {k: v for k, v in (overrides or {}).items() if v is not None}
+    overrides = {"encoder": encoder_path, "device": paraqd_device(), "seed": seed}
+    if settings.PARALAB_TORCH_THREADS:
+        overrides["num_threads"] = settings.PARALAB_TORCH_THREADS
+    if epochs is not None:
+        overrides["epochs"] = epochs
+    if time_budget_s is not None:
+        overrides["time_budget_s"] = time_budget_s
+    if "distance" in requested and "margin" not in requested:
+        overrides["margin"] = None  # the distance's own default margin
+    if requested.get("triplet_pairing") == "all" and "max_triplets_per_anchor" not in requested:
+        # The preset's cap (6 a question) would throw most of the all-pairs triplets away.
+        overrides["max_triplets_per_anchor"] = None
+    overrides.update(requested)
+    factory = ParaQDTrainConfig.paper if preset == "paper" else ParaQDTrainConfig.tiny
+    try:
+        return factory(**overrides)
+    except ValueError as exc:
+        raise ParaQDError(str(exc)) from exc
+
+
+def _model_root() -> Path:
+    return Path(settings.MODEL_DIR) / KIND
+
+
+def _remove_abandoned_partials(root: Path) -> None:
+    """Delete partial training folders older than the longest a task may run: their worker was
+    killed (a failure inside Python deletes its own folder)."""
+    cutoff = time.time() - settings.PARALAB_TASK_HARD_LIMIT_S - 600
+    for folder in root.glob(".partial-*"):
+        try:
+            if folder.stat().st_mtime < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+                logger.info("removed abandoned partial model folder %s", folder)
+        except FileNotFoundError:
+            pass
+
+
+def paraqd_train(
+    *,
+    dataset_names: Sequence[str],
+    preset: str = "tiny",
+    epochs: int | None = None,
+    max_problems: int | None = None,
+    activate: bool = False,
+    user: AbstractBaseUser | None = None,
+    job: Job | None = None,
+    progress: Progress | None = None,
+    encoder: str | None = None,
+    operators: Sequence[str] | None = None,
+    time_budget_s: float | None = None,
+    seed: int = 3407,
+    exclude_candidate_ids: Collection[int] = (),
+    config_overrides: dict[str, Any] | None = None,
+    balance_datasets: bool = False,
+    include_imported_pairs: bool = False,
+    eval_dataset_name: str | None = None,
+) -> ModelVersion:
+    """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
+    (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
+
+    Training writes into a fresh partial directory that is deleted when anything fails; the
+    version row is created, the directory renamed to its final name and (optionally) the version
+    activated only after training succeeded, so a failure leaves the active model as it was.
+    ``eval_dataset_name``: a dataset whose gold-labelled pairs are scored after every epoch; the
+    curve is stored in ``metrics["training"]["eval_history"]`` (a validation set such as the paper's
+    aqua_val, never the test set one reports on, if the curve is used to choose settings).
+    ``time_budget_s`` is the wall-clock budget of the whole call: building the triplets counts
+    against it, and training gets what is left. ``config_overrides`` change fields of the preset's
+    :class:`ml.paraqd.ParaQDTrainConfig` (e.g. ``{"distance": "euclidean"}``; None values are ignored).
+    Raises ParaQDError for bad input (unknown dataset or encoder, nothing to train on).
+    """
+    from ml.paraqd import train_paraqd
+
+    started = time.monotonic()
+
+    if job is not None:
+        # A rerun of a job whose worker was lost after registering the version: finish, don't retrain.
+        done = ModelVersion.objects.filter(job=job, kind=KIND).first()
+        if done is not None and done.artifact_path and Path(done.artifact_path).is_dir():
+            if progress:
+                progress(1.0, f"version {done.pk} was already trained by this job")
+            return modelversion_activate(version=done) if activate else done
+    datasets = datasets_by_name(dataset_names)
+    eval_pairs = None
+    if eval_dataset_name:
+        pairs = gold_pairs(dataset=datasets_by_name([eval_dataset_name])[0])
+        if not pairs:
+            raise ParaQDError(f"dataset {eval_dataset_name!r} has no gold-labelled pairs to evaluate on")
+        eval_pairs = [(question, paraphrase, valid) for _, question, paraphrase, valid in pairs]
+    encoder_name = encoder or settings.PARALAB_SENTENCE_ENCODER
+    encoder_path = base_encoder_path(encoder_name)
+    config = _train_config(
+        preset=preset, encoder_path=encoder_path, epochs=epochs, time_budget_s=time_budget_s, seed=seed,
+        overrides=config_overrides,
+    )
+
+    triplets, snapshot = paraqd_training_triplets(
+        datasets=datasets, max_problems=max_problems, balance_datasets=balance_datasets, seed=seed,
+        operators=operators, include_imported_pairs=include_imported_pairs,
+        resources=operator_resources(encoder=encoder_name),
+        progress=scaled(progress, 0.0, 0.3),
+        exclude_candidate_ids=exclude_candidate_ids,
+        pairing=config.triplet_pairing,
+        operator_draws=config.operator_draws,
+    )
+    if not triplets:
+        names = ", ".join(d.name for d in datasets)
+        excluded = snapshot["excluded"]
+        if not snapshot["problems_available"]:
+            raise ParaQDError(
+                f"no training triplets from {names}: no problem may be trained on ({excluded['test_split']} "
+                f"of split test, {excluded['held_out_copies']} held out as test or imported-pair questions)"
+            )
+        raise ParaQDError(
+            f"no training triplets from {names}: no positive and negative operator both applied to any of "
+            f"its {snapshot['problems_available']} problems"
+        )
+    snapshot["seconds"] = round(time.monotonic() - started, 3)
+    if progress:
+        progress(0.3, f"{len(triplets)} triplets from {snapshot['problems_used']} problems "
+                      f"({snapshot['hard_examples']} hard gold examples) in {snapshot['seconds']:.0f} s")
+    if time_budget_s is not None:
+        left = time_budget_s - (time.monotonic() - started)
+        if left <= 0:
+            raise ParaQDError(f"the time budget of {time_budget_s:g} s was used up building the triplets")
+        config = config.replace(time_budget_s=left)
+
+    root = _model_root()
+    root.mkdir(parents=True, exist_ok=True)
+    _remove_abandoned_partials(root)
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
+    final: Path | None = None
+    try:
+        result = train_paraqd(config, triplets, partial, progress=scaled(progress, 0.3, 0.95), eval_pairs=eval_pairs)
+        summary = result.summary()
+        metrics = {
+            "training": {
+                "seconds": round(result.seconds, 3),
+                "device": result.device,
+                "steps": result.steps,
+                "planned_steps": result.planned_steps,
+                "epochs_completed": result.epochs_completed,
+                "triplets_seen": result.triplets_seen,
+                "triplets_per_second": summary.get("triplets_per_second"),
+                "stopped_early": result.stopped_early,
+                "stop_reason": result.stop_reason,
+                "final_loss": result.loss_history[-1] if result.loss_history else None,
+                "loss_curve": summary.get("loss_curve", []),
+                "eval_dataset": eval_dataset_name,
+                "eval_history": json_safe(result.eval_history),
+            },
+        }
+        params = {**json_safe(config.to_dict()), "preset": preset, "encoder_setting": encoder_name}
+        with transaction.atomic():
+            version = modelversion_create(
+                kind=KIND, base_model=encoder_name, artifact_path="", training_data=snapshot, params=params,
+                metrics=metrics, job=job, created_by=user,
+                name=f"paraqd {preset} on {', '.join(d.name for d in datasets)}"[:128],
+            )
+            final = root / f"v{version.pk}-{stamp}"
+            partial.rename(final)
+            version.artifact_path = str(final)
+            version.save(update_fields=["artifact_path"])
+            if activate:
+                version = modelversion_activate(version=version)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        if final is not None:  # renamed, then the transaction failed: the row is gone, so is the folder
+            shutil.rmtree(final, ignore_errors=True)
+        raise
+    if progress:
+        progress(1.0, f"version {version.pk} ({version.status}) at {version.artifact_path}")
+    logger.info("trained ParaQD version %s on %s in %.1f s", version.pk, [d.name for d in datasets], result.seconds)
+    return version
+
+
+def paraqd_train_start(
+    *,
+    dataset_names: Sequence[str],
+    preset: str = "tiny",
+    epochs: int | None = None,
+    max_problems: int | None = None,
+    activate: bool = False,
+    user: AbstractBaseUser | None = None,
+    encoder: str | None = None,
+    time_budget_s: float | None = None,
+    config_overrides: dict[str, Any] | None = None,
+    balance_datasets: bool = False,
+    include_imported_pairs: bool = False,
+    eval_dataset_name: str | None = None,
+    enqueue: bool = True,
+) -> Job:
+    """Queue a training job (gpu queue) once the transaction commits; ParaQDError for bad input.
+
+    ``enqueue=False`` only creates the job, for a caller that runs the task itself (the commands).
+    """
+    from workers.paraqd import train_job
+
+    datasets = datasets_by_name(dataset_names)
+    if eval_dataset_name:
+        datasets_by_name([eval_dataset_name])
+    overrides = {k: v for k, v in (config_overrides or {}).items() if v is not None}
+    _train_config(preset=preset, encoder_path=base_encoder_path(encoder), epochs=epochs, time_budget_s=time_budget_s,
+                  overrides=overrides)
+    if max_problems is not None and max_problems < 1:
+        raise ParaQDError("--max-problems must be at least 1")
+    job = job_create(
+        kind=Job.Kind.TRAIN,
+        params={
+            "model": KIND, "datasets": [d.name for d in datasets], "preset": preset, "epochs": epochs,
+            "max_problems": max_problems, "activate": activate, "encoder": encoder, "time_budget_s": time_budget_s,
+            "config_overrides": overrides, "balance_datasets": balance_datasets,
+            "include_imported_pairs": include_imported_pairs, "eval_dataset": eval_dataset_name,
+        },
+        dataset=datasets[0],
+        created_by=user,
+        queue="gpu",
+    )
+    if enqueue:
+        job_enqueue(job=job, task=train_job)
+    return job
