@@ -121,7 +121,7 @@ def _evaluate(job: Any, report: Callable[..., None]) -> dict[str, Any]:
     return paraqd_evaluate(
         dataset=job.dataset,
         model=job.params.get("model") or "active",
-        threshold=float(job.params.get("threshold", 0.5)),
+        threshold=None if job.params.get("threshold") is None else float(job.params["threshold"]),
         include_scores=bool(job.params.get("include_scores")),
         progress=report,
     )

@@ -130,3 +130,48 @@ def score_histogram(
         "valid": np.bincount(index[valid], minlength=bins).tolist(),
         "invalid": np.bincount(index[~valid], minlength=bins).tolist(),
     }
+
+
+def _binary(scores: Sequence[float], labels: Sequence[bool | int]) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(list(scores), dtype=np.float64)
+    y = np.asarray([int(bool(v)) for v in labels], dtype=np.int64)
+    if s.ndim != 1 or len(s) != len(y):
+        raise ValueError("scores and labels must be flat sequences of the same length")
+    if not np.isfinite(s).all():
+        raise ValueError("scores must be finite numbers")
+    return s, y
+
+
+def roc_auc(scores: Sequence[float], labels: Sequence[bool | int]) -> float:
+    """ROC AUC of ``scores`` for the valid class (scikit-learn; ties count half); NaN when the
+    pairs hold one class only. Threshold-free: how well the scores rank valid above invalid.
+
+    >>> roc_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
+    0.75
+    """
+    from sklearn.metrics import roc_auc_score
+
+    s, y = _binary(scores, labels)
+    if len(set(y.tolist())) < 2:
+        return math.nan
+    return float(roc_auc_score(y, s))
+
+
+def pr_auc(scores: Sequence[float], labels: Sequence[bool | int]) -> float:
+    """Average precision of ``scores`` for the valid class (scikit-learn's step-wise PR AUC); NaN
+    when the pairs hold one class only.
+
+    >>> round(pr_auc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1]), 4)
+    0.8333
+    """
+    from sklearn.metrics import average_precision_score
+
+    s, y = _binary(scores, labels)
+    if len(set(y.tolist())) < 2:
+        return math.nan
+    return float(average_precision_score(y, s))
+
+
+def threshold_free(scores: Sequence[float], labels: Sequence[bool | int]) -> dict[str, float]:
+    """``{"roc_auc", "pr_auc"}`` of ``scores``."""
+    return {"roc_auc": roc_auc(scores, labels), "pr_auc": pr_auc(scores, labels)}

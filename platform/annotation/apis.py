@@ -8,6 +8,8 @@ see a model score or another annotator's label. Staff endpoints answer 403 to an
 """
 from __future__ import annotations
 
+import logging
+
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
@@ -25,6 +27,8 @@ from .models import AnnotationItem, Label
 
 _detail = inline_serializer("AnnotationDetail", {"detail": serializers.CharField()})
 
+
+logger = logging.getLogger("paralab.annotation")
 
 def _member_dataset_or_404(user, dataset_id) -> Dataset:
     try:
@@ -46,6 +50,7 @@ def _staff_dataset_or_404(user, dataset_id) -> Dataset:
     if dataset is None:
         raise Http404("No such dataset.")
     return dataset
+
 
 
 def _item_or_404(item_id: int) -> AnnotationItem:
@@ -85,7 +90,20 @@ def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_lab
         "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": spans["paraphrase"]},
         "label": label_out(label) if with_label else None,
         "progress": progress or selectors.annotation_progress(user=user, dataset=item.dataset),
+        **({"judge": _judge_out(candidate)} if getattr(user, "is_staff", False) else {}),
     }
+
+
+def _judge_out(candidate) -> dict | None:
+    """Staff only: the numeracy-aware judge's decision on the pair and the checks behind it
+    (``modelhub.kinds.judge.service.judge_explanation``); None when no judge version exists."""
+    from modelhub.kinds.judge.service import judge_explanation
+
+    try:
+        return judge_explanation(candidate=candidate)
+    except Exception:  # noqa: BLE001 - an explanation must never stop labelling
+        logger.exception("judge explanation of candidate %s failed", candidate.pk)
+        return None
 
 
 # --- serializers ----------------------------------------------------------------------------------
@@ -126,6 +144,11 @@ _label_schema = inline_serializer("LabelValues", {
 _item_schema = inline_serializer("AnnotationItemOut", {
     "item": serializers.IntegerField(), "dataset": serializers.IntegerField(), "problem": _text_schema,
     "paraphrase": _text_schema, "label": _label_schema, "progress": _progress_schema,
+    "judge": inline_serializer("JudgeExplanation", {
+        "version": serializers.IntegerField(), "kind": serializers.CharField(), "deciding": serializers.BooleanField(),
+        "probability": serializers.FloatField(allow_null=True), "threshold": serializers.FloatField(),
+        "valid": serializers.BooleanField(allow_null=True), "checks": serializers.ListField(child=serializers.DictField()),
+    }, required=False, allow_null=True, help_text="staff only: the numeracy-aware judge's decision and its checks"),
 })
 
 

@@ -51,24 +51,26 @@ RATINGS = ("solvability", "diversity", "fluency")
 
 
 def paraqd_threshold() -> float:
-    """The decision threshold of the ParaQD scorer on its cosine score (``modelhub.selectors``)."""
-    from modelhub.selectors import paraqd_threshold as threshold
-
-    return threshold()
+    """The threshold the deciding judge reads its score at (``modelhub.judging``)."""
+    return current_decision().threshold
 
 
-def disagreeing_gold(qs: QuerySet[GoldLabel], *, version_id: int, threshold: float) -> QuerySet[GoldLabel]:
-    from modelhub.disagreements import disagreeing_gold as rule
+def current_decision():
+    """The judge that decides and its calibrated threshold (``modelhub.judging.decision``)."""
+    from modelhub.judging import decision
 
-    return rule(qs, version_id=version_id, threshold=threshold)
+    return decision()
 
 
 def active_paraqd_version_id() -> int | None:
-    from modelhub.models import ModelVersion
-    from modelhub.selectors import modelversion_active
+    """The deciding judge's version id (the active ParaQD or numeracy-aware judge version)."""
+    return current_decision().version_id
 
-    version = modelversion_active(kind=ModelVersion.Kind.PARAQD)
-    return version.pk if version else None
+
+def disagreeing_gold(qs: QuerySet[GoldLabel], *, version_id: int, threshold: float, column: str = "paraqd"):
+    from modelhub.disagreements import disagreeing_gold as rule
+
+    return rule(qs, version_id=version_id, threshold=threshold, column=column)
 
 
 # --- slots ----------------------------------------------------------------------------------------
@@ -142,14 +144,14 @@ def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset) -> Quer
         seed = (int(user.pk) * 7919) % 1_000_003
         key = Mod((F("id") + Value(seed)) * Value(2_654_435_761), Value(4_294_967_291))
         return qs.annotate(shuffle=ExpressionWrapper(key, output_field=IntegerField())).order_by("taken", "shuffle", "id")
-    version_id = active_paraqd_version_id()
-    if version_id is None:
+    judge = current_decision()
+    if judge.version_id is None:
         return qs.order_by("taken", "id")
-    # The active version's score, joined (LEFT JOIN … ON model_version) rather than looked up per row.
+    # The deciding judge's score, joined (LEFT JOIN … ON model_version) rather than looked up per row.
     scored = qs.annotate(
-        active_score=FilteredRelation("candidate__scores", condition=Q(candidate__scores__model_version_id=version_id))
+        active_score=FilteredRelation("candidate__scores", condition=Q(candidate__scores__model_version_id=judge.version_id))
     )
-    distance = Abs(F("active_score__paraqd") - Value(paraqd_threshold()))
+    distance = Abs(F(f"active_score__{judge.column}") - Value(judge.threshold))
     # Prodigy's prefer_uncertain: the score nearest the threshold first; unscored items after.
     return scored.annotate(uncertainty=distance).order_by("taken", F("uncertainty").asc(nulls_last=True), "id")
 
@@ -396,15 +398,15 @@ def dataset_agreement(*, dataset: Dataset) -> dict[str, Any]:
 DISAGREEMENT_KINDS = ("human_human", "human_model")
 
 
-def _model_scores(candidate_ids: list[int], version_id: int | None) -> dict[int, float]:
+def _model_scores(candidate_ids: list[int], version_id: int | None, column: str = "paraqd") -> dict[int, float]:
     if version_id is None or not candidate_ids:
         return {}
     from paraphrases.models import Score
 
     return dict(
-        Score.objects.filter(candidate_id__in=candidate_ids, model_version_id=version_id, paraqd__isnull=False)
+        Score.objects.filter(candidate_id__in=candidate_ids, model_version_id=version_id, **{f"{column}__isnull": False})
         .order_by("candidate_id", "id")
-        .values_list("candidate_id", "paraqd")
+        .values_list("candidate_id", column)
     )
 
 
@@ -415,8 +417,8 @@ def disagreements(*, dataset: Dataset, kind: str) -> list[dict[str, Any]]:
     """
     if kind not in DISAGREEMENT_KINDS:
         raise ValueError(f"kind must be one of {', '.join(DISAGREEMENT_KINDS)}")
-    version_id = active_paraqd_version_id()
-    threshold = paraqd_threshold()
+    judge = current_decision()
+    version_id, threshold = judge.version_id, judge.threshold
     if kind == "human_human":
         candidate_ids = list(
             AnnotationItem.objects.filter(dataset=dataset)
@@ -430,12 +432,14 @@ def disagreements(*, dataset: Dataset, kind: str) -> list[dict[str, Any]]:
             return []
         golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
         candidate_ids = list(
-            disagreeing_gold(golds, version_id=version_id, threshold=threshold).order_by("candidate_id").values_list("candidate_id", flat=True)
+            disagreeing_gold(golds, version_id=version_id, threshold=threshold, column=judge.column).order_by("candidate_id").values_list("candidate_id", flat=True)
         )
-    return _disagreement_rows(candidate_ids, version_id=version_id, threshold=threshold)
+    return _disagreement_rows(candidate_ids, version_id=version_id, threshold=threshold, column=judge.column)
 
 
-def _disagreement_rows(candidate_ids: list[int], *, version_id: int | None, threshold: float) -> list[dict[str, Any]]:
+def _disagreement_rows(
+    candidate_ids: list[int], *, version_id: int | None, threshold: float, column: str = "paraqd"
+) -> list[dict[str, Any]]:
     from paraphrases.models import Candidate
 
     candidates = Candidate.objects.filter(pk__in=candidate_ids).select_related("problem")
@@ -453,7 +457,7 @@ def _disagreement_rows(candidate_ids: list[int], *, version_id: int | None, thre
                          "note": g.note}
         for g in GoldLabel.objects.filter(candidate_id__in=candidate_ids).select_related("decided_by")
     }
-    scores = _model_scores(candidate_ids, version_id)
+    scores = _model_scores(candidate_ids, version_id, column)
     rows = []
     for candidate_id in candidate_ids:
         candidate = by_id.get(candidate_id)
@@ -476,10 +480,10 @@ def _disagreement_rows(candidate_ids: list[int], *, version_id: int | None, thre
 def human_model_disagreement_count(*, since: datetime | None = None) -> int:
     """Gold labels (any dataset; set or changed since ``since`` when given) on which the active
     ParaQD version, at its threshold, disagrees. 0 without an active version."""
-    version_id = active_paraqd_version_id()
-    if version_id is None:
+    judge = current_decision()
+    if judge.version_id is None:
         return 0
     golds = GoldLabel.objects.all()
     if since is not None:
         golds = golds.filter(updated_at__gte=since)
-    return disagreeing_gold(golds, version_id=version_id, threshold=paraqd_threshold()).count()
+    return disagreeing_gold(golds, version_id=judge.version_id, threshold=judge.threshold, column=judge.column).count()

@@ -265,16 +265,21 @@ def _label_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
             }
 
 
-def _variant_threshold() -> float:
-    from modelhub.selectors import paraqd_threshold
+def _variant_judge() -> dict[str, Any]:
+    """The deciding judge's threshold (``modelhub.judging``): a ParaQD version's calibrated cosine
+    threshold, or a numeracy-aware judge's probability threshold with its version id."""
+    from modelhub.judging import decision
 
-    return paraqd_threshold()
+    judge = decision()
+    if judge.column == "paraqd":
+        return {"threshold": judge.threshold}
+    return {"threshold": judge.threshold, "judge_version_id": judge.version_id}
 
 
 def _variant_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
     from paraphrases.selectors import variant_rows
 
-    return variant_rows(dataset=dataset, threshold=_variant_threshold(), chunk_size=chunk_size)
+    return variant_rows(dataset=dataset, chunk_size=chunk_size, **_variant_judge())
 
 
 _ROWS = {"problems": _problem_rows, "paraphrases": _paraphrase_rows, "labels": _label_rows,
@@ -309,7 +314,7 @@ def export_count(*, dataset: Dataset, what: str) -> int:
     if what == "variants":
         from paraphrases.selectors import variant_queryset
 
-        return variant_queryset(dataset=dataset, threshold=_variant_threshold()).count()
+        return variant_queryset(dataset=dataset, **_variant_judge()).count()
     raise ExportError(f"what must be one of {', '.join(WHATS)}, got {what!r}")
 
 

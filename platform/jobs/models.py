@@ -16,6 +16,7 @@ class Job(models.Model):
         EVALUATE = "evaluate", "Evaluate a model"
         GENERATE = "generate", "Generate paraphrases"
         RETRAIN = "retrain", "Retrain"
+        CALIBRATE = "calibrate", "Calibrate a judge"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

@@ -103,3 +103,34 @@ class ModelRetrainApi(APIView):
         except RetrainError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)
+
+
+class ModelCalibrateApi(APIView):
+    """``POST models/{kind}/calibrate/`` (staff): refit the active judge's threshold and probability
+    calibration on the validation pairs (``modelhub.calibration``; seconds of work).
+
+    202 ``{"job": id}`` (``paraqd``, ``judge``); 409 ``{"detail"}`` when there is no active judge
+    of that kind; 404 for a kind that is not a judge.
+    """
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(
+        request=None,
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=["paraqd", "judge"])],
+        responses={
+            202: inline_serializer("CalibrationStarted", {"job": serializers.IntegerField()}),
+            409: inline_serializer("CalibrationRefused", {"detail": serializers.CharField()}),
+        },
+    )
+    def post(self, request, kind: str):
+        from .calibration import CalibrationError, calibrate_start
+        from .judging import JUDGE_KINDS
+
+        if kind not in JUDGE_KINDS:
+            raise NotFound(f"{kind!r} is not a judge; expected one of {', '.join(JUDGE_KINDS)}")
+        try:
+            job = calibrate_start(kind=kind, user=request.user)
+        except CalibrationError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)

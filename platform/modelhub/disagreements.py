@@ -25,21 +25,25 @@ def gold_disagrees(*, gold_valid: bool, model_score: float | None, threshold: fl
     return (model_score > threshold) != bool(gold_valid)
 
 
-def model_score_subquery(version_id: int) -> Subquery:
-    """The ParaQD score of the row's ``candidate_id`` by model version ``version_id`` (the newest row)."""
+def model_score_subquery(version_id: int, column: str = "paraqd") -> Subquery:
+    """``Score.<column>`` of the row's ``candidate_id`` by model version ``version_id`` (the newest row):
+    a ParaQD version's cosine, a numeracy-aware judge's probability (``modelhub.judging``)."""
     from paraphrases.models import Score
 
     return Subquery(
-        Score.objects.filter(candidate=OuterRef("candidate_id"), model_version_id=version_id, paraqd__isnull=False)
+        Score.objects.filter(candidate=OuterRef("candidate_id"), model_version_id=version_id,
+                             **{f"{column}__isnull": False})
         .order_by("-id")
-        .values("paraqd")[:1],
+        .values(column)[:1],
         output_field=FloatField(),
     )
 
 
-def disagreeing_gold(qs: QuerySet[GoldLabel], *, version_id: int, threshold: float) -> QuerySet[GoldLabel]:
-    """The gold labels of ``qs`` that :func:`gold_disagrees` with version ``version_id``'s score,
-    annotated with ``model_score``."""
-    return qs.annotate(model_score=model_score_subquery(version_id)).filter(
+def disagreeing_gold(
+    qs: QuerySet[GoldLabel], *, version_id: int, threshold: float, column: str = "paraqd"
+) -> QuerySet[GoldLabel]:
+    """The gold labels of ``qs`` that :func:`gold_disagrees` with version ``version_id``'s score
+    (its ``column``), annotated with ``model_score``."""
+    return qs.annotate(model_score=model_score_subquery(version_id, column)).filter(
         Q(valid=True, model_score__lte=threshold) | Q(valid=False, model_score__gt=threshold)
     )

@@ -10,6 +10,7 @@ class ModelVersion(models.Model):
         PARAQD = "paraqd", "ParaQD scorer"
         STEAD = "stead", "STEAD denoiser"
         PAP = "pap", "PAP paraphraser"
+        JUDGE = "judge", "Numeracy-aware judge"
 
     class Status(models.TextChoices):
         CANDIDATE = "candidate", "Candidate"

@@ -51,10 +51,11 @@ RETRAINABLE_KINDS = retrainable_kinds()
 
 
 def paraqd_threshold() -> float:
-    """The threshold a ParaQD score is read at (score > threshold: valid), as in training and evaluation."""
-    from .kinds.paraqd.common import DEFAULT_THRESHOLD
+    """The threshold the active ParaQD version reads its cosine at (score > threshold: valid): its
+    calibrated threshold (``calibrate``), else 0.5 as in the paper."""
+    from .judging import version_threshold
 
-    return float(DEFAULT_THRESHOLD)
+    return version_threshold(modelversion_active(kind=ModelVersion.Kind.PARAQD))
 
 
 def modelversion_latest(*, kind: str) -> ModelVersion | None:

@@ -41,6 +41,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/download/", corpus_apis.ExportJobDownloadApi.as_view(), name="api-job-download"),
     path("models/", modelhub_apis.ModelVersionListApi.as_view(), name="api-model-list"),
     path("models/<str:kind>/retrain/", modelhub_apis.ModelRetrainApi.as_view(), name="api-model-retrain"),
+    path("models/<str:kind>/calibrate/", modelhub_apis.ModelCalibrateApi.as_view(), name="api-model-calibrate"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
 ]

@@ -22,7 +22,7 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.conf.task_queues = (Queue("cpu"), Queue("gpu"))
 # Task modules live in the top-level `workers` package (thin adapters), not in the Django apps.
 app.conf.imports = (
-    "workers.corpus", "workers.generation", "workers.jobs", "workers.paraqd", "workers.retraining",
+    "workers.calibration", "workers.corpus", "workers.generation", "workers.jobs", "workers.paraqd", "workers.retraining",
     "workers.scanning",
 )
 app.conf.task_routes = {

@@ -157,9 +157,8 @@ def _url(name: str, default: str = "") -> str:
 
 
 def _model_context(dataset: Dataset) -> dict[str, Any]:
-    from annotation.selectors import paraqd_threshold
     from modelhub.models import ModelVersion
-    from modelhub.selectors import modelversion_active, modelversion_list
+    from modelhub.selectors import modelversion_active, modelversion_list, paraqd_threshold
 
     active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
     latest = modelversion_list(kind=ModelVersion.Kind.PARAQD).first()

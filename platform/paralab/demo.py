@@ -232,6 +232,10 @@ def step_test_pairs(ctx: DemoContext) -> str:
         note = f"job {job.pk}: {job.result['candidates_created']} test pairs created"
     spans = item_spans_prepare(dataset=dataset)
     items = AnnotationItem.objects.filter(dataset=dataset, candidate__generator__startswith=TEST_GENERATOR_PREFIX)
+    # Scored by the active judge, so the uncertainty queue orders them among the other pairs.
+    from modelhub.kinds.paraqd import paraqd_score_candidates
+
+    paraqd_score_candidates(candidate_ids=list(items.values_list("candidate_id", flat=True)))
     unlabelled = items.filter(labels__isnull=True).count()
     return f"{note}; {items.count()} test pairs queued, {unlabelled} not labelled yet; spans for {spans} items"
 
@@ -310,11 +314,27 @@ def step_neural(ctx: DemoContext) -> str:
 
 
 # The demo, in order.
+def step_judge(ctx: DemoContext) -> str:
+    """An active, calibrated judge from the first minute: the packaged encoder registered as the
+    first ParaQD version and calibrated on the reviewed pairs' agreement gold labels, so the
+    uncertainty queue, "Gold vs the active judge" and the variants export work at once."""
+    from modelhub.calibration import judge_bootstrap
+
+    result = judge_bootstrap(user=ctx.staff)
+    if result["calibrated"] and "threshold" in result:
+        return (f"{result['kind']} v{result['version']} active, calibrated on {result['n']} gold pairs: "
+                f"threshold {result['threshold']:.3f}, ROC AUC {result['auc']:.3f}")
+    if result["calibrated"]:
+        return f"{result['kind']} v{result['version']} active and already calibrated"
+    return f"{result['kind']} v{result['version']} active, not calibrated: {result.get('reason')}"
+
+
 DEMO_STEPS: list[DemoStep] = [
     DemoStep("users", step_users),
     DemoStep("dataset", step_dataset),
     DemoStep("problems", step_problems),
     DemoStep("reviewed", step_reviewed),
+    DemoStep("judge", step_judge),
     DemoStep("test pairs", step_test_pairs),
     DemoStep("generated variants", step_generated),
     DemoStep("neural generators", step_neural),

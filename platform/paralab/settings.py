@@ -334,6 +334,16 @@ if PARALAB_RETRAIN_INTERVAL_S:
         "schedule": timedelta(seconds=PARALAB_RETRAIN_INTERVAL_S),
     }
 
+# Recalibrating the active judges from new human gold labels (seconds of work; 0 disables beat's check).
+PARALAB_CALIBRATE_INTERVAL_S = env_int("PARALAB_CALIBRATE_INTERVAL_S", 900)
+if PARALAB_CALIBRATE_INTERVAL_S < 0:
+    raise ImproperlyConfigured("PARALAB_CALIBRATE_INTERVAL_S must be >= 0")
+if PARALAB_CALIBRATE_INTERVAL_S:
+    CELERY_BEAT_SCHEDULE["calibrate-check"] = {
+        "task": "paralab.calibrate.check",
+        "schedule": timedelta(seconds=PARALAB_CALIBRATE_INTERVAL_S),
+    }
+
 # --- logging -----------------------------------------------------------------------------------
 LOGGING = {
     "version": 1,

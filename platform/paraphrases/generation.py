@@ -365,12 +365,31 @@ def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel) -> l
                 Candidate.objects.filter(pk__in=[pk for pk, item in zip(ids, scored) if item.generator == kind],
                                          model_version__isnull=True).update(model_version=version)
     if scored:
+        from modelhub.calibration import calibrated_probabilities
+
+        rows = [_score_row(pk, model, item.scores) for pk, item in zip(ids, scored)]
+        # The calibrated probability of the scoring version (modelhub.calibration), beside σ.
+        for row, probability in zip(rows, calibrated_probabilities(version=model.version,
+                                                                   scores=[r.paraqd for r in rows])):
+            row.probability = probability
         Score.objects.bulk_create(
-            [_score_row(pk, model, item.scores) for pk, item in zip(ids, scored)],
-            update_conflicts=True, unique_fields=["candidate", "scorer_version"],
-            update_fields=["model_version", *SCORE_COLUMNS.values()],
+            rows, update_conflicts=True, unique_fields=["candidate", "scorer_version"],
+            update_fields=["model_version", "probability", *SCORE_COLUMNS.values()],
         )
+        _judge_if_deciding(ids)
     return ids
+
+
+def _judge_if_deciding(candidate_ids: Sequence[int]) -> None:
+    """When the numeracy-aware judge makes the decisions (``modelhub.judging``), it scores new
+    candidates too, so the queue and the variants export can read its probability."""
+    from modelhub.judging import decision_version
+
+    judge = decision_version()
+    if judge is not None and judge.kind == "judge":
+        from modelhub.kinds.judge.service import judge_score_candidates
+
+        judge_score_candidates(candidate_ids=candidate_ids, version=judge)
 
 
 def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:

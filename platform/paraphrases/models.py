@@ -54,6 +54,10 @@ class Score(models.Model):
     )
     paraqd = models.FloatField(null=True, blank=True, help_text="ParaQD cosine score in [-1, 1].")
     similarity = models.FloatField(null=True, blank=True, help_text="σ = (cos + 1) / 2.")
+    probability = models.FloatField(
+        null=True, blank=True,
+        help_text="Calibrated probability that the pair is a valid paraphrase (the judge version's calibration).",
+    )
     numeracy = models.FloatField(null=True, blank=True, help_text="ν, numeracy overlap^p.")
     bleu_diversity = models.FloatField(null=True, blank=True, help_text="1 − BLEU.")
     wpd = models.FloatField(null=True, blank=True, help_text="Word position deviation.")

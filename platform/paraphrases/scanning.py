@@ -404,20 +404,24 @@ class GoldEdit:
 
 def pap_gold_edits(*, exclude_candidate_ids: Sequence[int] = ()) -> list[GoldEdit]:
     """Annotators' gold labels on STEAD/PAP candidates (agreement or adjudication), with whether
-    the scorer disagreed with them (ParaQD's rule, ``gold_is_hard``)."""
+    the deciding judge disagreed with them (``modelhub.disagreements``)."""
     from modelhub.selectors import human_gold_labels
 
-    from modelhub.kinds.paraqd import DEFAULT_THRESHOLD, gold_is_hard
+    from modelhub.disagreements import gold_disagrees
+    from modelhub.judging import decision
 
+    judge = decision()
     labels = human_gold_labels().filter(candidate__generator__in=NEURAL_GENERATORS).exclude(
         candidate_id__in=list(exclude_candidate_ids)).select_related("candidate__problem")
     edits = []
     for gold in labels:
         candidate = gold.candidate
-        score = candidate.scores.filter(paraqd__isnull=False).order_by("-id").values_list("paraqd", flat=True).first()
+        scores = candidate.scores.filter(**{f"{judge.column}__isnull": False})
+        if judge.version_id is not None:
+            scores = scores.filter(model_version_id=judge.version_id)
+        score = scores.order_by("-id").values_list(judge.column, flat=True).first()
         edits.append(GoldEdit(candidate.problem.text, candidate.prompt, candidate.text, bool(gold.valid),
-                              gold_is_hard(gold_valid=bool(gold.valid), model_score=score,
-                                           threshold=DEFAULT_THRESHOLD)))
+                              gold_disagrees(gold_valid=bool(gold.valid), model_score=score, threshold=judge.threshold)))
     return edits
 
 

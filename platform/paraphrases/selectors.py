@@ -129,28 +129,37 @@ VARIANT_FIELDS = [
 ]
 
 
-def variant_queryset(*, dataset: Dataset, threshold: float) -> QuerySet[Candidate]:
+def variant_queryset(*, dataset: Dataset, threshold: float, judge_version_id: int | None = None) -> QuerySet[Candidate]:
     """The dataset's accepted variants: gold valid, or without gold, every number kept (ν = 1), a
     ParaQD cosine above ``threshold`` (σ above (threshold + 1) / 2) and not a copy (δ > 0).
-    Annotated with their newest complete score's values."""
+    With ``judge_version_id`` (a numeracy-aware judge deciding, ``modelhub.judging``), that judge's
+    probability above ``threshold`` replaces the cosine test. Annotated with their newest complete
+    score's values."""
     latest = _latest_score()
     columns = {"s_similarity": "similarity", "s_diversity": "diversity", "s_numeracy": "numeracy", "s_pqi": "pqi",
                "s_bleu": "bleu_diversity", "s_wpd": "wpd", "s_paraqd": "paraqd", "s_scorer": "scorer_version"}
     qs = Candidate.objects.filter(problem__dataset=dataset).annotate(
         **{name: Subquery(latest.values(column)[:1]) for name, column in columns.items()}
     )
+    judged = Q(s_paraqd__gt=threshold)
+    if judge_version_id is not None:
+        verdict = Score.objects.filter(candidate=OuterRef("pk"), model_version_id=judge_version_id,
+                                       probability__isnull=False).order_by("-id").values("probability")[:1]
+        qs = qs.annotate(s_judge=Subquery(verdict))
+        judged = Q(s_judge__gt=threshold)
     accepted = Q(gold__valid=True) | (
-        Q(gold__isnull=True) & Q(s_numeracy__gte=1.0) & Q(s_paraqd__gt=threshold) & Q(s_diversity__gt=0.0)
+        Q(gold__isnull=True) & Q(s_numeracy__gte=1.0) & judged & Q(s_diversity__gt=0.0)
     )
     return qs.filter(accepted).exclude(text=F("problem__text"))
 
 
-def variant_rows(*, dataset: Dataset, threshold: float, chunk_size: int = 2000):
+def variant_rows(*, dataset: Dataset, threshold: float, chunk_size: int = 2000, judge_version_id: int | None = None):
     """Export rows of the accepted variants, problem by problem (best PQI first within a problem);
     ``status`` is ``gold`` (humans said valid) or ``unreviewed`` (accepted on its scores)."""
     from corpus.models import Problem
 
-    base = variant_queryset(dataset=dataset, threshold=threshold).select_related("problem", "gold")
+    base = variant_queryset(dataset=dataset, threshold=threshold, judge_version_id=judge_version_id).select_related(
+        "problem", "gold")
     last = 0
     while True:
         problem_ids = list(Problem.objects.filter(dataset=dataset, pk__gt=last).order_by("pk")

@@ -95,6 +95,12 @@ TABLE = [
     ("post", "api-model-retrain", "stead", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("post", "api-model-retrain", "pap", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("post", "api-model-retrain", "bert", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 404}),
+    # Recalibrating the active judge: ParaQD (the packaged encoder is registered when none is
+    # active; no validation pairs here, so the job fails with its reason); the numeracy-aware judge
+    # has no active version (409); a generator is not a judge (404).
+    ("post", "api-model-calibrate", "paraqd", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
+    ("post", "api-model-calibrate", "judge", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
+    ("post", "api-model-calibrate", "pap", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 404}),
     # Generation (staff only; the member of a dataset is an annotator all the same).
     ("post", "api-dataset-generate", "dataset", "", lambda: {"generators": ["reorder"], "per_problem": 1}, "json",
      {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
@@ -158,7 +164,7 @@ class ApiPermissionTableTests(TestCase):
 
     def _run_table(self, auth: str) -> None:
         ids = {"dataset": {"dataset_id": self.dataset.pk}, "job": {"job_id": self.job.pk},
-               "item": {"item_id": self.item.pk}, **{kind: {"kind": kind} for kind in ("paraqd", "stead", "pap", "bert")}}
+               "item": {"item_id": self.item.pk}, **{kind: {"kind": kind} for kind in ("paraqd", "judge", "stead", "pap", "bert")}}
         for method, name, key, query, body, fmt, expected in TABLE:
             url = reverse(name, kwargs=ids[key] if key else None) + query.format(dataset=self.dataset.pk)
             for role, status in expected.items():

@@ -1,4 +1,4 @@
-"""The registry of model kinds (``paraqd``, ``stead``, ``pap``): adding a kind is a module with
+"""The registry of model kinds (``paraqd``, ``judge``, ``stead``, ``pap``): adding a kind is a module with
 a :class:`~modelhub.kinds.base.ModelKind` and one ``register`` line below; ``ModelVersion.kind``
 values are checked against it."""
 from __future__ import annotations
@@ -38,11 +38,12 @@ def retrainable_kinds() -> tuple[str, ...]:
 
 
 def _register_builtins() -> None:
+    from .judge import JudgeKind
     from .pap import PapKind
     from .paraqd import ParaQDKind
     from .stead import SteadKind
 
-    for kind in (ParaQDKind(), SteadKind(), PapKind()):
+    for kind in (ParaQDKind(), JudgeKind(), SteadKind(), PapKind()):
         register(kind)
 
 

@@ -142,6 +142,7 @@
     window.ParalabText.renderPair(el.problem, el.paraphrase, item.problem, item.paraphrase);
     window.ParalabText.renderChecks(document.getElementById("checks"),
       window.ParalabText.compareQuantities(item.problem, item.paraphrase));
+    renderJudge(item.judge);
     var label = item.label || options.prefill || null;
     resetForm(label);
     var editing = Boolean(item.label);
@@ -150,6 +151,30 @@
     document.getElementById("skip-button").disabled = editing;
     if (item.progress) setProgress(item.progress);
     applyDiffToggle();
+  }
+
+  // Staff only (the API sends "judge" to staff): the numeracy-aware judge's decision and checks.
+  function renderJudge(judge) {
+    var panel = document.getElementById("judge-panel");
+    if (!panel) return;
+    panel.textContent = "";
+    if (!judge) { panel.hidden = true; return; }
+    var head = document.createElement("p");
+    var verdict = judge.valid === null ? "no decision" : (judge.valid ? "valid" : "invalid");
+    head.textContent = "Judge v" + judge.version + (judge.deciding ? " (decides)" : "") + ": " + verdict +
+      (judge.probability === null ? "" : ", probability " + judge.probability.toFixed(3) +
+       " vs threshold " + judge.threshold.toFixed(3));
+    panel.appendChild(head);
+    var list = document.createElement("ul");
+    (judge.checks || []).forEach(function (check) {
+      var li = document.createElement("li");
+      li.className = check.passed ? "check-ok" : "check-failed";
+      li.dataset.check = check.check;
+      li.textContent = (check.passed ? "\u2713 " : "\u2717 ") + check.check + ": " + check.detail;
+      list.appendChild(li);
+    });
+    panel.appendChild(list);
+    panel.hidden = false;
   }
 
   function showDone() {

@@ -116,8 +116,10 @@ class DemoCommandTests(ParaQDSettingsMixin, TestCase):
                 user = get_user_model().objects.get(username=username)
                 item = annotation_next(user=user, dataset=dataset)
                 self.assertIsNotNone(item)
-                self.assertEqual(item.purpose, "synthesized_test")
-                self.assertTrue(item.candidate.generator.startswith("test:"))
+                # An active, calibrated judge from the start: the queue hands out the pair its
+                # score puts nearest the threshold (test pairs and generated variants alike).
+                self.assertIn(item.purpose, ("synthesized_test", "generated"))
+                self.assertTrue(item.candidate.scores.filter(model_version__status="active").exists())
                 # k = 2 with two annotators: each labels every pair; the reviewed ones are done.
                 done = Label.objects.filter(annotator=user, item__dataset=dataset).count()
                 self.assertEqual(done, 24)
@@ -166,7 +168,10 @@ class DemoCommandTests(ParaQDSettingsMixin, TestCase):
         self.assertContains(page, "retrain-button")
 
     def test_a_retrain_started_from_the_api_completes_and_yields_a_version(self):
-        self.assertFalse(ModelVersion.objects.exists())
+        # The demo starts with one judge: the packaged encoder, active and calibrated on the gold.
+        (first,) = ModelVersion.objects.all()
+        self.assertEqual((first.kind, first.status, first.params.get("pretrained")), ("paraqd", "active", True))
+        self.assertIn("calibration", first.metrics)
         client = APIClient()
         client.force_login(get_user_model().objects.get(username="admin"))
         # Tiny encoder (ParaQDSettingsMixin), tiny preset, a few problems: the real job, in seconds.

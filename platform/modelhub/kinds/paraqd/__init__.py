@@ -87,6 +87,12 @@ class ParaQDKind:
 
         return paraqd_resolve_model(model=version) if version is not None else pretrained_model()
 
+    def raw_scores(self, *, version, questions: list[str], paraphrases: list[str]) -> list[float]:
+        """The cosines the version's calibration is fitted on (``modelhub.calibration``)."""
+        from .resolve import paraqd_cosines, paraqd_resolve_model
+
+        return paraqd_cosines(model=paraqd_resolve_model(model=version), questions=questions, paraphrases=paraphrases)
+
     def heldout_metrics(self, *, version, split) -> dict[str, Any]:
         from modelhub.retraining import heldout_metrics
 

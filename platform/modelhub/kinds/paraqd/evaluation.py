@@ -33,22 +33,34 @@ def paraqd_evaluate(
     *,
     dataset: Dataset,
     model: str | int | ModelVersion = "active",
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     include_scores: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Score ``dataset``'s gold-labelled pairs and return CONTRACT.md's metrics:
     ``{"n", "macro": {"p", "r", "f1", "f1_hm"}, "weighted": {...}, "mu_pos", "mu_neg", "separation"}``
     plus ``model``, ``dataset`` and ``threshold`` (and ``scores``: ``{"valid": [...], "invalid": [...]}``
-    with ``include_scores``). A mean over an empty class is ``None``.
+    with ``include_scores``). A mean over an empty class is ``None``. ``threshold`` defaults to the
+    version's calibrated cosine threshold (``calibrate``), else 0.5. Threshold-free: ``auc`` (ROC
+    AUC) and ``pr_auc`` of the cosine; with a calibration, ``calibrated`` holds the metrics of the
+    calibrated probability (its separation mapped to [-1, 1] as 2p - 1) and ``threshold_source``
+    says where the threshold came from.
 
     For a model version, the result is also stored in ``version.metrics["eval"][dataset.name]``.
     """
     from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
+    from ml.metrics.classification import pr_auc, roc_auc
+    from modelhub.calibration import calibrated_probabilities
+    from modelhub.judging import calibration_of, version_threshold
 
-    if not math.isfinite(threshold) or not -1.0 <= threshold <= 1.0:
+    if threshold is not None and (not math.isfinite(threshold) or not -1.0 <= threshold <= 1.0):
         raise ParaQDError(f"--threshold must be a cosine in [-1, 1], not {threshold}")
     scoring = paraqd_resolve_model(model=model)
+    threshold_source = "given"
+    if threshold is None:
+        calibrated = scoring.version is not None and calibration_of(scoring.version) is not None
+        threshold = version_threshold(scoring.version) if scoring.version is not None else DEFAULT_THRESHOLD
+        threshold_source = "calibration" if calibrated else "default"
     pairs = gold_pairs(dataset=dataset)
     if not pairs:
         raise ParaQDError(
@@ -60,9 +72,18 @@ def paraqd_evaluate(
     scores = scorer_for(scoring).score([p[1] for p in pairs], [p[2] for p in pairs])
     labels = [int(p[3]) for p in pairs]
     metrics = json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    metrics["auc"] = json_safe(roc_auc([float(s) for s in scores], labels))
+    metrics["pr_auc"] = json_safe(pr_auc([float(s) for s in scores], labels))
+    probabilities = calibrated_probabilities(version=scoring.version, scores=[float(s) for s in scores])
+    if probabilities and probabilities[0] is not None:
+        record = calibration_of(scoring.version)
+        mapped = [2.0 * p - 1.0 for p in probabilities]
+        metrics["calibrated"] = json_safe(nest_paraqd_metrics(
+            paraqd_eval(mapped, labels, 2.0 * float(record["threshold"]) - 1.0)))
     result: dict[str, Any] = {
         **metrics,
         "threshold": threshold,
+        "threshold_source": threshold_source,
         "model": {"scorer_version": scoring.scorer_version, "version": scoring.version.pk if scoring.version else None,
                   "path": scoring.path},
         "dataset": dataset.name,
@@ -86,7 +107,7 @@ def paraqd_evaluate_start(
     *,
     dataset: Dataset,
     model: str | int = "active",
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     include_scores: bool = False,
     user: AbstractBaseUser | None = None,
     enqueue: bool = True,

@@ -26,6 +26,10 @@ class ScoringModel:
 def _version_model(version: ModelVersion) -> ScoringModel:
     if version.kind != KIND:
         raise ParaQDError(f"model version {version.pk} is a {version.kind} model, not a ParaQD scorer")
+    if (version.params or {}).get("pretrained"):
+        # The packaged base encoder registered as a version (modelhub.calibration.pretrained_judge).
+        path = base_encoder_path((version.params or {}).get("encoder_setting") or version.base_model)
+        return ScoringModel(path=path, scorer_version=f"paraqd:v{version.pk}", version=version)
     if not version.artifact_path or not Path(version.artifact_path).is_dir():
         raise ParaQDError(f"model version {version.pk} has no model directory on disk ({version.artifact_path!r})")
     return ScoringModel(path=version.artifact_path, scorer_version=f"paraqd:v{version.pk}", version=version)

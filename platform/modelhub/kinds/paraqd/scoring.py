@@ -26,6 +26,8 @@ def paraqd_score_candidates(
     inserting or updating in place (one row per pair, whatever the number of runs). Returns the
     number of candidates scored (ids that no longer exist are skipped).
     """
+    from modelhub.calibration import calibrated_probabilities
+
     model = default_scoring_model(version)
     ids = sorted(set(int(pk) for pk in candidate_ids))
     if not ids:
@@ -38,16 +40,17 @@ def paraqd_score_candidates(
         if not rows:
             continue
         cosines = scorer.score([r[1] for r in rows], [r[2] for r in rows])
+        probabilities = calibrated_probabilities(version=model.version, scores=[float(c) for c in cosines])
         scores = [
             Score(
                 candidate_id=pk, scorer_version=model.scorer_version, model_version=model.version,
-                paraqd=float(cos), similarity=(float(cos) + 1.0) / 2.0,
+                paraqd=float(cos), similarity=(float(cos) + 1.0) / 2.0, probability=probability,
             )
-            for (pk, _, _), cos in zip(rows, cosines)
+            for (pk, _, _), cos, probability in zip(rows, cosines, probabilities)
         ]
         Score.objects.bulk_create(
             scores, update_conflicts=True, unique_fields=["candidate", "scorer_version"],
-            update_fields=["paraqd", "similarity", "model_version"],
+            update_fields=["paraqd", "similarity", "probability", "model_version"],
         )
         scored += len(rows)
         if progress:

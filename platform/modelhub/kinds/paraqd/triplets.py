@@ -15,6 +15,7 @@ from django.db.models import Q, QuerySet
 from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
 from modelhub.disagreements import gold_disagrees
+from modelhub.judging import version_threshold
 from modelhub.selectors import modelversion_active
 from paraphrases.models import Score
 
@@ -122,7 +123,7 @@ def _round_robin_by_dataset(rows: list[tuple[int, str, int]]) -> list[tuple[int,
 
 
 def _gold_examples(
-    problem_ids: list[int], *, include_imported_pairs: bool, threshold: float,
+    problem_ids: list[int], *, include_imported_pairs: bool, threshold: float | None,
     exclude_candidate_ids: Collection[int] = (),
 ) -> tuple[dict[int, list[tuple[bool, _Example]]], list[int]]:
     """Per problem id: (valid, example) for each human gold label (and imported one, with
@@ -139,6 +140,8 @@ def _gold_examples(
         golds = golds.exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX)
     golds = list(golds.select_related("candidate").order_by("id"))
     active = modelversion_active(kind=KIND)
+    if threshold is None:  # the active version's calibrated threshold (modelhub.judging)
+        threshold = version_threshold(active)
     model_scores: dict[int, float] = {}
     if active is not None and golds:
         model_scores = dict(
@@ -162,7 +165,7 @@ def paraqd_training_triplets(
     seed: int = 3407,
     operators: Sequence[str] | None = None,
     include_imported_pairs: bool = False,
-    threshold: float = DEFAULT_THRESHOLD,
+    threshold: float | None = None,
     resources: dict[str, Any] | None = None,
     progress: Progress | None = None,
     exclude_candidate_ids: Collection[int] = (),
@@ -177,7 +180,7 @@ def paraqd_training_triplets(
     ``operators`` that apply to it (default :func:`default_training_operators`), seeded per
     problem with ``random.Random(f"{seed}-{problem.id}")``. Its human gold labels join them: valid
     paraphrases as positives, invalid ones as negatives; one that the active model scores on the
-    wrong side of ``threshold`` is a hard example (its triplets' source starts with
+    wrong side of ``threshold`` (default: the active version's calibrated threshold) is a hard example (its triplets' source starts with
     ``disagreement``, which the trainer weights by ``hard_example_weight``). Gold labels of
     ``exclude_candidate_ids`` stay out (a held-out evaluation split). ``pairing`` says how a
     question's positives and negatives are combined (see :func:`_anchor_triplets`). With

@@ -29,8 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--model", default="active",
                             help="active (default), pretrained (the untrained base encoder), a version id, or a "
                                  "model directory")
-        parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
-                            help="cosine above which a pair counts as valid (default 0.5)")
+        parser.add_argument("--threshold", type=float, default=None,
+                            help="cosine above which a pair counts as valid (default: the version's calibrated "
+                                 f"threshold, see `calibrate`; {DEFAULT_THRESHOLD} without one)")
         parser.add_argument("--json", dest="as_json", action="store_true", help="print the metrics as one JSON object")
         parser.add_argument("--scores", action="store_true",
                             help="also output the raw scores of valid and invalid pairs (for plots)")
@@ -57,4 +58,6 @@ class Command(BaseCommand):
             lines.append(f"{average:10}{m['p']:8.3f}{m['r']:8.3f}{m['f1']:8.3f}{m['f1_hm']:8.3f}")
         lines.append(f"mu_pos {_fmt(result['mu_pos'])}  mu_neg {_fmt(result['mu_neg'])}  "
                      f"separation {_fmt(result['separation'])}")
+        lines.append(f"ROC AUC {_fmt(result.get('auc'))}  PR AUC {_fmt(result.get('pr_auc'))}  "
+                     f"(threshold from {result.get('threshold_source')})")
         self.stdout.write("\n".join(lines))

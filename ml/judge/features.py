@@ -1,0 +1,242 @@
+"""Features of a (problem, candidate paraphrase) pair that a sentence embedding misses.
+
+A cosine of two mean-pooled embeddings barely moves when "12 apples" becomes "15 apples", "km"
+becomes "miles" or "Sara" becomes "Priya"; a teacher's variant is wrong for each. Every feature
+here is a number in a fixed order (:data:`FEATURE_NAMES`), so a small classifier can weigh them:
+
+- ``cosine``: the encoder's cosine of the two texts (ParaQD's score);
+- ``numeracy``: ν, the overlap of number values (``ml.metrics.pqi.numeracy``, p = 3);
+  ``numbers_missing`` / ``numbers_added``: how many values of one text the other lacks;
+- ``units_kept``: the share of the problem's unit mentions the candidate keeps (``ml.units``);
+- ``entities_kept``: the share of the problem's names (people, places, organisations; spaCy)
+  that appear in the candidate;
+- ``align_p``, ``align_r``, ``align_f``: BERTScore-style greedy alignment of the two texts' token
+  embeddings from the same encoder (precision: each candidate token's best match in the problem);
+- ``length_ratio``: |log(candidate words / problem words)|;
+- ``foreign``: the share of the candidate's content words whose lemma is neither in the problem
+  nor a WordNet synonym of one of its lemmas (lemmas only when WordNet is not installed).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+FEATURE_NAMES = (
+    "cosine", "numeracy", "numbers_missing", "numbers_added", "units_kept", "entities_kept",
+    "align_p", "align_r", "align_f", "length_ratio", "foreign",
+)
+CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
+
+# texts -> one (tokens, dim) array of L2-normalised token embeddings per text.
+TokenEmbedder = Callable[[list[str]], list[np.ndarray]]
+
+
+@dataclass
+class PairFeatures:
+    """The features of one pair (``values`` in :data:`FEATURE_NAMES` order) and what they saw,
+    for explanations: numbers and units and names missing or added, foreign words."""
+
+    values: dict[str, float]
+    missing_numbers: list[str] = field(default_factory=list)
+    added_numbers: list[str] = field(default_factory=list)
+    missing_units: list[str] = field(default_factory=list)
+    missing_entities: list[str] = field(default_factory=list)
+    foreign_words: list[str] = field(default_factory=list)
+    wordnet: bool = True
+
+    def vector(self) -> list[float]:
+        return [float(self.values[name]) for name in FEATURE_NAMES]
+
+
+def _fmt_number(value: Any) -> str:
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return str(int(f)) if f.is_integer() else f"{f:g}"
+
+
+def number_difference(original: str, candidate: str) -> tuple[list[str], list[str]]:
+    """(values of ``original`` missing from ``candidate``, values ``candidate`` adds), as multisets."""
+    from ml.number_mentions import number_signature
+
+    a, b = number_signature(original), number_signature(candidate)
+    missing = [_fmt_number(v) for v, n in (a - b).items() for _ in range(n)]
+    added = [_fmt_number(v) for v, n in (b - a).items() for _ in range(n)]
+    return missing, added
+
+
+def unit_difference(original: str, candidate: str) -> tuple[float, list[str]]:
+    """(share of ``original``'s unit mentions kept, the unit keys dropped or changed)."""
+    from ml.units import unit_signature
+
+    a, b = unit_signature(original), unit_signature(candidate)
+    total = sum(a.values())
+    if not total:
+        return 1.0, []
+    kept = sum(min(n, b.get(key, 0)) for key, n in a.items())
+    missing = sorted(key for key, n in a.items() if b.get(key, 0) < n)
+    return kept / total, missing
+
+
+def entity_difference(original: str, candidate: str, *, spacy_model: str | None = None) -> tuple[float, list[str]]:
+    """(share of ``original``'s named entities found in ``candidate``, the names not found)."""
+    from ml.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
+
+    model = spacy_model or DEFAULT_SPACY_MODEL
+    names = {e.text for e in named_entities(original, model=model)}
+    # Small English pipelines miss many first names ("Sara drove..."): proper nouns count too.
+    names |= {t.text for t in parse(original, model) if t.pos_ == "PROPN" and t.is_alpha and len(t.text) > 1
+              and t.text[0].isupper() and not any(t.text in name for name in names)}
+    names = sorted({n.strip(" .,;:!?") for n in names if len(n.strip(" .,;:!?")) > 1})
+    if not names:
+        return 1.0, []
+    lowered = candidate.lower()
+    missing = [name for name in names if name.lower() not in lowered]
+    return 1.0 - len(missing) / len(names), missing
+
+
+@lru_cache(maxsize=1)
+def _wordnet():
+    try:
+        from nltk.corpus import wordnet
+
+        wordnet.synsets("dog")
+        return wordnet
+    except Exception:  # noqa: BLE001 - LookupError when the data is absent, ImportError without nltk
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _synonyms(lemma: str) -> frozenset[str]:
+    wordnet = _wordnet()
+    if wordnet is None:
+        return frozenset()
+    return frozenset(name.lower().replace("_", " ") for syn in wordnet.synsets(lemma) for name in syn.lemma_names())
+
+
+def foreign_words(original: str, candidate: str, *, spacy_model: str | None = None) -> tuple[float, list[str], bool]:
+    """(share of ``candidate``'s content words foreign to ``original``, those words, whether
+    WordNet synonyms were consulted)."""
+    from ml.nlp import DEFAULT_SPACY_MODEL, parse
+
+    model = spacy_model or DEFAULT_SPACY_MODEL
+    source = {t.lemma_.lower() for t in parse(original, model) if not t.is_punct}
+    source |= {t.lower_ for t in parse(original, model)}
+    related = set(source)
+    wordnet = _wordnet() is not None
+    for lemma in list(source):
+        related |= _synonyms(lemma)
+    content = [t for t in parse(candidate, model) if t.pos_ in CONTENT_POS and t.is_alpha]
+    if not content:
+        return 0.0, [], wordnet
+    foreign = []
+    for token in content:
+        lemma = token.lemma_.lower()
+        if lemma in related or token.lower_ in related:
+            continue
+        if wordnet and (_synonyms(lemma) & source):
+            continue
+        foreign.append(token.text)
+    return len(foreign) / len(content), foreign, wordnet
+
+
+def alignment(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """BERTScore-style greedy matching of normalised token embeddings: (precision of ``b``
+    against ``a``, recall of ``a`` in ``b``, F1). ``a`` is the problem, ``b`` the candidate."""
+    if len(a) == 0 or len(b) == 0:
+        return 0.0, 0.0, 0.0
+    sim = b @ a.T  # (len b, len a)
+    precision = float(sim.max(axis=1).mean())
+    recall = float(sim.max(axis=0).mean())
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return precision, recall, f1
+
+
+def word_count(text: str) -> int:
+    return max(1, len(text.split()))
+
+
+def pair_features(
+    original: str,
+    candidate: str,
+    *,
+    cosine: float,
+    original_tokens: np.ndarray | None = None,
+    candidate_tokens: np.ndarray | None = None,
+    spacy_model: str | None = None,
+) -> PairFeatures:
+    """The features of one pair. ``cosine`` is the encoder's; the token embeddings (normalised
+    rows, e.g. from :func:`sentence_transformer_tokens`) give the alignment features (0 without)."""
+    from ml.metrics.pqi import numeracy
+
+    missing, added = number_difference(original, candidate)
+    units_kept, missing_units = unit_difference(original, candidate)
+    entities_kept, missing_entities = entity_difference(original, candidate, spacy_model=spacy_model)
+    foreign_share, foreign, wordnet = foreign_words(original, candidate, spacy_model=spacy_model)
+    if original_tokens is not None and candidate_tokens is not None:
+        p, r, f = alignment(original_tokens, candidate_tokens)
+    else:
+        p = r = f = 0.0
+    values = {
+        "cosine": float(cosine),
+        "numeracy": float(numeracy(original, candidate)),
+        "numbers_missing": float(len(missing)),
+        "numbers_added": float(len(added)),
+        "units_kept": float(units_kept),
+        "entities_kept": float(entities_kept),
+        "align_p": p,
+        "align_r": r,
+        "align_f": f,
+        "length_ratio": abs(math.log(word_count(candidate) / word_count(original))),
+        "foreign": float(foreign_share),
+    }
+    return PairFeatures(values, missing, added, missing_units, missing_entities, foreign, wordnet)
+
+
+def sentence_transformer_tokens(model: Any, *, batch_size: int = 64) -> TokenEmbedder:
+    """A :data:`TokenEmbedder` over a loaded sentence-transformers model (the ParaQD encoder):
+    its token embeddings, special tokens and padding dropped, rows L2-normalised."""
+
+    def embed(texts: list[str]) -> list[np.ndarray]:
+        if not texts:
+            return []
+        outputs = model.encode(texts, output_value="token_embeddings", batch_size=batch_size,
+                               convert_to_numpy=False, show_progress_bar=False)
+        arrays = []
+        for out in outputs:
+            m = out.detach().float().cpu().numpy() if hasattr(out, "detach") else np.asarray(out, dtype=np.float32)
+            if len(m) > 2:
+                m = m[1:-1]  # [CLS] ... [SEP]
+            norms = np.linalg.norm(m, axis=1, keepdims=True)
+            arrays.append(m / np.maximum(norms, 1e-12))
+        return arrays
+
+    return embed
+
+
+def batch_features(
+    originals: Sequence[str],
+    candidates: Sequence[str],
+    *,
+    cosines: Sequence[float],
+    token_embedder: TokenEmbedder | None = None,
+    spacy_model: str | None = None,
+) -> list[PairFeatures]:
+    """:func:`pair_features` for many pairs; each distinct text is embedded once."""
+    if not (len(originals) == len(candidates) == len(cosines)):
+        raise ValueError("originals, candidates and cosines differ in length")
+    tokens: dict[str, np.ndarray] = {}
+    if token_embedder is not None:
+        distinct = list(dict.fromkeys([*originals, *candidates]))
+        tokens = dict(zip(distinct, token_embedder(distinct)))
+    return [
+        pair_features(o, c, cosine=cos, original_tokens=tokens.get(o), candidate_tokens=tokens.get(c),
+                      spacy_model=spacy_model)
+        for o, c, cos in zip(originals, candidates, cosines)
+    ]

@@ -1,0 +1,337 @@
+"""Calibrating a judge version: a decision threshold and a probability calibration fitted on
+validation pairs, stored with the version (``metrics["calibration"]``) and used by every decision
+(``modelhub.judging``).
+
+Validation pairs are gold-labelled pairs that are neither test data nor the platform's own test
+set: imported pairs of problems with split ``train`` or ``dev`` (e.g. the paper's ``aqua_val``),
+and the annotators' gold labels (agreement, adjudication) on problems that are not test problems
+or copies of one. Never AQUA_test or another test split; never synthesized test pairs (``test:``).
+
+Recalibrating is seconds of work (one scoring pass over the pairs, a one-feature fit), so staff
+trigger it from ``/models/`` or ``calibrate``, and beat runs it when new gold labels arrived.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.models import GoldLabel
+from corpus.models import Dataset, Problem
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+from ml.serialization import json_safe
+
+from .models import ModelVersion
+from .services import modelversion_activate, modelversion_create
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger("paralab.calibration")
+
+METHODS = ("platt", "isotonic")
+MIN_PAIRS = 10
+HUMAN_SOURCES = (GoldLabel.Source.AGREEMENT, GoldLabel.Source.ADJUDICATION)
+SYNTHESIZED_TEST_PREFIX = "test:"
+
+
+class CalibrationError(ValueError):
+    """Nothing (or too little, or one class only) to calibrate on; the message is for the user."""
+
+
+@dataclass(frozen=True)
+class ValidationPair:
+    candidate_id: int
+    question: str
+    paraphrase: str
+    valid: bool
+    source: str  # "import" or "human"
+
+
+def validation_pairs(
+    *, datasets: Sequence[Dataset] | None = None, exclude_candidate_ids: Collection[int] = ()
+) -> list[ValidationPair]:
+    """The gold-labelled pairs a judge may be calibrated on (of ``datasets``, else of every dataset)."""
+    test_hashes = Problem.objects.filter(split=Problem.Split.TEST).values("text_hash")
+    golds = GoldLabel.objects.exclude(candidate__problem__split=Problem.Split.TEST).exclude(
+        candidate__problem__text_hash__in=test_hashes
+    ).exclude(candidate__generator__startswith=SYNTHESIZED_TEST_PREFIX)
+    if datasets is not None:
+        golds = golds.filter(candidate__problem__dataset__in=list(datasets))
+    imported_ok = Q(source=GoldLabel.Source.IMPORT,
+                    candidate__problem__split__in=[Problem.Split.TRAIN, Problem.Split.DEV])
+    golds = golds.filter(imported_ok | Q(source__in=HUMAN_SOURCES))
+    if exclude_candidate_ids:
+        golds = golds.exclude(candidate_id__in=list(exclude_candidate_ids))
+    return [
+        ValidationPair(cid, question, paraphrase, bool(valid), "import" if source == GoldLabel.Source.IMPORT else "human")
+        for cid, question, paraphrase, valid, source in golds.order_by("candidate_id").values_list(
+            "candidate_id", "candidate__problem__text", "candidate__text", "valid", "source")
+    ]
+
+
+def raw_scores(*, version: ModelVersion, questions: Sequence[str], paraphrases: Sequence[str]) -> list[float]:
+    """The version's uncalibrated score per pair: a ParaQD cosine, a judge's classifier output."""
+    from .kinds import get_kind
+
+    kind = get_kind(version.kind)
+    if not hasattr(kind, "raw_scores"):
+        raise CalibrationError(f"{version.kind} versions are not judges; only judges are calibrated")
+    return [float(s) for s in kind.raw_scores(version=version, questions=list(questions), paraphrases=list(paraphrases))]
+
+
+def fit_version_calibration(scores: Sequence[float], labels: Sequence[int], *, kind: str, method: str = "platt") -> dict:
+    """The calibration record of a version from its raw ``scores`` on validation pairs.
+
+    Probability: ``method`` (Platt or isotonic) fitted on the raw score. Threshold: the one that
+    maximises weighted F1(hm) on the pairs; a ParaQD version decides on its cosine, so its
+    ``cosine_threshold`` is fitted on the cosine and ``threshold`` is the probability there; a
+    numeracy-aware judge decides on the calibrated probability. AUCs are of the raw score.
+    """
+    from ml.judge.calibration import fit_calibration, fit_threshold, reliability_curve
+    from ml.metrics import nest_paraqd_metrics, paraqd_eval
+    from ml.metrics.classification import pr_auc, roc_auc
+
+    if method not in METHODS:
+        raise CalibrationError(f"calibration method must be one of {', '.join(METHODS)}, not {method!r}")
+    labels = [int(bool(y)) for y in labels]
+    if len(labels) < MIN_PAIRS:
+        raise CalibrationError(f"{len(labels)} validation pairs; calibrating needs at least {MIN_PAIRS}")
+    if len(set(labels)) < 2:
+        raise CalibrationError("the validation pairs are all of one class; calibrating needs valid and invalid pairs")
+    calibration = fit_calibration(list(scores), labels, method=method)
+    probabilities = [float(p) for p in calibration.probability(list(scores))]
+    record: dict[str, Any] = {**calibration.to_dict()}
+    if kind == ModelVersion.Kind.PARAQD:
+        cosine_threshold = float(fit_threshold(list(scores), labels))
+        record["cosine_threshold"] = cosine_threshold
+        record["threshold"] = float(calibration.probability([cosine_threshold])[0])
+        decided = paraqd_eval(list(scores), labels, cosine_threshold)
+        at_default = paraqd_eval(list(scores), labels, 0.5)
+    else:
+        threshold = float(fit_threshold(probabilities, labels))
+        record["threshold"] = threshold
+        decided = paraqd_eval(probabilities, labels, threshold)
+        at_default = paraqd_eval(probabilities, labels, 0.5)
+    record.update({
+        "method": method,
+        "n": len(labels),
+        "n_valid": sum(labels),
+        "auc": roc_auc(list(scores), labels),
+        "pr_auc": pr_auc(list(scores), labels),
+        "at_threshold": nest_paraqd_metrics(decided),
+        "at_default": nest_paraqd_metrics(at_default),
+        "reliability": reliability_curve(probabilities, labels, bins=10),
+        "fitted_at": timezone.now().isoformat(timespec="seconds"),
+    })
+    return json_safe(record)
+
+
+def version_calibrate(
+    *,
+    version: ModelVersion,
+    dataset_names: Sequence[str] | None = None,
+    method: str = "platt",
+    exclude_candidate_ids: Collection[int] = (),
+    progress=None,
+) -> dict[str, Any]:
+    """Fit and store ``version``'s calibration on the validation pairs of ``dataset_names`` (every
+    dataset when None), then refresh the calibrated probability of its stored scores. Returns the
+    calibration record plus ``version``; CalibrationError when there is not enough to fit on."""
+    datasets = None
+    if dataset_names:
+        from modelhub.kinds.paraqd import datasets_by_name
+
+        datasets = datasets_by_name(dataset_names)
+    pairs = validation_pairs(datasets=datasets, exclude_candidate_ids=exclude_candidate_ids)
+    if not pairs:
+        where = ", ".join(dataset_names) if dataset_names else "any dataset"
+        raise CalibrationError(
+            f"no validation pairs in {where}: import labelled train/dev pairs (import_pairs --split dev) "
+            "or have annotators label items"
+        )
+    if progress:
+        progress(0.1, f"scoring {len(pairs)} validation pairs with v{version.pk}")
+    scores = raw_scores(version=version, questions=[p.question for p in pairs], paraphrases=[p.paraphrase for p in pairs])
+    record = fit_version_calibration(scores, [p.valid for p in pairs], kind=version.kind, method=method)
+    record["datasets"] = sorted({*(dataset_names or [])}) or None
+    record["sources"] = {"import": sum(p.source == "import" for p in pairs), "human": sum(p.source == "human" for p in pairs)}
+    # Replace (not merge) the calibration: a stale key of an older fit must not survive.
+    metrics = dict(version.metrics or {})
+    metrics["calibration"] = record
+    ModelVersion.objects.filter(pk=version.pk).update(metrics=metrics)
+    version.refresh_from_db()
+    refreshed = refresh_probabilities(version=version)
+    if progress:
+        progress(1.0, f"threshold {record['threshold']:.3f}, AUC {record['auc']:.3f} on {record['n']} pairs; "
+                      f"{refreshed} stored scores updated")
+    logger.info("calibrated %s v%s on %s pairs: threshold %.3f, AUC %.3f", version.kind, version.pk, record["n"],
+                record["threshold"], record["auc"])
+    return {"version": version.pk, **record}
+
+
+def refresh_probabilities(*, version: ModelVersion, batch: int = 2000) -> int:
+    """Rewrite ``Score.probability`` of ``version``'s ParaQD scores from its calibration (a
+    numeracy-aware judge writes its probabilities when it scores). Returns the rows updated."""
+    from ml.judge.calibration import Calibration
+    from paraphrases.models import Score
+
+    from .judging import calibration_of
+
+    record = calibration_of(version)
+    if record is None or version.kind != ModelVersion.Kind.PARAQD:
+        return 0
+    calibration = Calibration.from_dict(record)
+    updated, last = 0, 0
+    while True:
+        rows = list(Score.objects.filter(model_version=version, paraqd__isnull=False, pk__gt=last)
+                    .order_by("pk").only("pk", "paraqd")[:batch])
+        if not rows:
+            return updated
+        for row, p in zip(rows, calibration.probability([r.paraqd for r in rows])):
+            row.probability = float(p)
+        Score.objects.bulk_update(rows, ["probability"])
+        updated += len(rows)
+        last = rows[-1].pk
+
+
+def calibrated_probabilities(*, version: ModelVersion | None, scores: Sequence[float]) -> list[float | None]:
+    """``version``'s calibrated probability of each raw score (None without a calibration)."""
+    from ml.judge.calibration import Calibration
+
+    from .judging import calibration_of
+
+    record = calibration_of(version)
+    if record is None:
+        return [None] * len(scores)
+    return [float(p) for p in Calibration.from_dict(record).probability(list(scores))]
+
+
+# --- the first judge ------------------------------------------------------------------------------
+
+
+def pretrained_judge(*, user: AbstractBaseUser | None = None, activate: bool = True) -> ModelVersion:
+    """The packaged base encoder registered as a ParaQD version (once), so a fresh installation has
+    an active judge before anything is trained; activated when no ParaQD version is active."""
+    from django.conf import settings
+
+    from modelhub.kinds.paraqd import base_encoder_path
+
+    encoder = settings.PARALAB_SENTENCE_ENCODER
+    version = ModelVersion.objects.filter(kind=ModelVersion.Kind.PARAQD, params__pretrained=True,
+                                          base_model=encoder).order_by("id").first()
+    if version is None:
+        version = modelversion_create(
+            kind=ModelVersion.Kind.PARAQD, base_model=encoder, artifact_path=base_encoder_path(encoder),
+            training_data={}, params={"pretrained": True, "encoder_setting": encoder}, metrics={},
+            created_by=user, name="paraqd pretrained (the base encoder, untrained)",
+        )
+    active = ModelVersion.objects.filter(kind=ModelVersion.Kind.PARAQD, status=ModelVersion.Status.ACTIVE).first()
+    if activate and active is None:
+        version = modelversion_activate(version=version)
+    return version
+
+
+def judge_bootstrap(*, user: AbstractBaseUser | None = None, method: str = "platt") -> dict[str, Any]:
+    """An active, calibrated judge from the first minute: the pretrained ParaQD version registered
+    and activated when none is active, then calibrated on the validation pairs there are (an
+    uncalibrated judge stays at 0.5 when there are none yet). Returns what was done."""
+    from .judging import calibration_of, decision_version
+
+    version = decision_version() or pretrained_judge(user=user)
+    result: dict[str, Any] = {"version": version.pk, "kind": version.kind, "calibrated": False}
+    if calibration_of(version) is None:
+        try:
+            record = version_calibrate(version=version, method=method)
+        except CalibrationError as exc:
+            result["reason"] = str(exc)
+        else:
+            result.update(calibrated=True, threshold=record["threshold"], auc=record["auc"], n=record["n"])
+    else:
+        result["calibrated"] = True
+    return result
+
+
+# --- jobs -----------------------------------------------------------------------------------------
+
+
+def calibrate_start(
+    *, kind: str = ModelVersion.Kind.PARAQD, dataset_names: Sequence[str] | None = None, method: str = "platt",
+    user: AbstractBaseUser | None = None, enqueue: bool = True,
+) -> Job:
+    """Queue a recalibration of the active ``kind`` version (cpu queue: seconds of work)."""
+    from workers.calibration import calibrate_job
+
+    from .selectors import modelversion_active
+
+    if method not in METHODS:
+        raise CalibrationError(f"calibration method must be one of {', '.join(METHODS)}, not {method!r}")
+    if kind not in (ModelVersion.Kind.PARAQD, ModelVersion.Kind.JUDGE):
+        raise CalibrationError(f"only judges are calibrated (paraqd, judge), not {kind!r}")
+    if modelversion_active(kind=kind) is None and kind != ModelVersion.Kind.PARAQD:
+        raise CalibrationError(f"no active {kind} version to calibrate")
+    job = job_create(kind=Job.Kind.CALIBRATE, params={"model": kind, "datasets": list(dataset_names or []),
+                                                       "method": method},
+                     created_by=user, queue="cpu")
+    if enqueue:
+        job_enqueue(job=job, task=calibrate_job)
+    return job
+
+
+def calibrate_run(*, job: Job, progress=None) -> dict[str, Any]:
+    from .selectors import modelversion_active
+
+    kind = job.params.get("model") or ModelVersion.Kind.PARAQD
+    version = modelversion_active(kind=kind)
+    if version is None and kind == ModelVersion.Kind.PARAQD:
+        version = pretrained_judge(user=job.created_by)
+    if version is None:
+        raise CalibrationError(f"no active {kind} version to calibrate")
+    return version_calibrate(version=version, dataset_names=job.params.get("datasets") or None,
+                             method=job.params.get("method") or "platt", progress=progress)
+
+
+def calibration_due(*, version: ModelVersion) -> bool:
+    """Whether human gold labels arrived since ``version`` was last calibrated (or it never was)."""
+    from .judging import calibration_of
+
+    record = calibration_of(version)
+    if record is None:
+        return True
+    fitted = record.get("fitted_at")
+    since = None
+    if fitted:
+        from datetime import datetime
+
+        since = datetime.fromisoformat(fitted)
+    golds = GoldLabel.objects.filter(source__in=HUMAN_SOURCES)
+    return golds.filter(updated_at__gt=since).exists() if since else golds.exists()
+
+
+def recalibrate_check(*, user: AbstractBaseUser | None = None) -> dict[str, Any]:
+    """Beat: recalibrate every active judge whose calibration predates the newest human gold label."""
+    from .judging import JUDGE_KINDS
+    from .selectors import modelversion_active
+
+    done: dict[str, Any] = {}
+    for kind in JUDGE_KINDS:
+        version = modelversion_active(kind=kind)
+        if version is None or not calibration_due(version=version):
+            continue
+        try:
+            record = version_calibrate(version=version)
+        except CalibrationError as exc:
+            done[kind] = {"version": version.pk, "skipped": str(exc)}
+        else:
+            done[kind] = {"version": version.pk, "threshold": record["threshold"], "auc": record["auc"]}
+    return done
+
+
+def _finite(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None

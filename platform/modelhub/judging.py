@@ -1,0 +1,82 @@
+"""Which judge decides, and where it draws the line.
+
+Every valid/invalid decision the platform makes about a candidate (the labelling queue's
+uncertainty order, "Gold vs the active judge", the hard examples retraining weights up, the
+variants export's unreviewed rows, QF filtering) reads :func:`decision`: the judge that decides
+(the active ``paraqd`` or numeracy-aware ``judge`` version, the one activated last), the ``Score``
+column it writes and the threshold on that column. A ParaQD version decides on its cosine
+(``Score.paraqd``), a numeracy-aware judge on its calibrated probability (``Score.probability``).
+
+The threshold is the version's calibration (``metrics["calibration"]``, fitted on validation pairs
+and human gold labels by ``calibrate``) when it has one, else ParaQD's fixed 0.5 on the cosine.
+The paper's σ = (cos + 1) / 2 is not touched: it stays the similarity in PQI.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from .models import ModelVersion
+
+JUDGE_KINDS = (ModelVersion.Kind.PARAQD, ModelVersion.Kind.JUDGE)
+UNCALIBRATED_COSINE_THRESHOLD = 0.5
+# What a decision compares per kind: ParaQD its cosine, the numeracy-aware judge its probability.
+DECISION_COLUMN = {ModelVersion.Kind.PARAQD: "paraqd", ModelVersion.Kind.JUDGE: "probability"}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """How the platform decides valid/invalid right now: ``Score.<column>`` of version
+    ``version_id`` strictly above ``threshold`` is valid."""
+
+    version_id: int | None
+    kind: str
+    column: str
+    threshold: float
+    calibrated: bool
+
+    def valid(self, score: float | None) -> bool | None:
+        return None if score is None else score > self.threshold
+
+
+def decision_version() -> ModelVersion | None:
+    """The judge that decides: the active judge-kind version activated last (None before any)."""
+    return (
+        ModelVersion.objects.filter(kind__in=JUDGE_KINDS, status=ModelVersion.Status.ACTIVE)
+        .order_by("-activated_at", "-id")
+        .first()
+    )
+
+
+def calibration_of(version: ModelVersion | None) -> dict[str, Any] | None:
+    """The calibration stored with ``version`` (see ``modelhub.calibration``), or None."""
+    if version is None:
+        return None
+    calibration = (version.metrics or {}).get("calibration")
+    return calibration if isinstance(calibration, dict) and calibration.get("threshold") is not None else None
+
+
+def version_threshold(version: ModelVersion | None) -> float:
+    """The threshold ``version`` decides at, on its decision column."""
+    calibration = calibration_of(version)
+    if version is not None and version.kind == ModelVersion.Kind.PARAQD:
+        if calibration and _finite(calibration.get("cosine_threshold")):
+            return float(calibration["cosine_threshold"])
+        return UNCALIBRATED_COSINE_THRESHOLD
+    if calibration and _finite(calibration.get("threshold")):
+        return float(calibration["threshold"])
+    return 0.5
+
+
+def decision() -> Decision:
+    version = decision_version()
+    if version is None:
+        return Decision(version_id=None, kind=ModelVersion.Kind.PARAQD, column="paraqd",
+                        threshold=UNCALIBRATED_COSINE_THRESHOLD, calibrated=False)
+    return Decision(version_id=version.pk, kind=version.kind, column=DECISION_COLUMN[version.kind],
+                    threshold=version_threshold(version), calibrated=calibration_of(version) is not None)
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

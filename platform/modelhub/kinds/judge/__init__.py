@@ -1,0 +1,53 @@
+"""The numeracy-aware judge as a model kind (``judge``): a small calibrated classifier over the
+encoder's cosine and the checks it misses (numbers, units, names, token alignment, length, foreign
+words; ``ml.judge``). Trained in seconds on ParaQD's operator pairs plus gold labels
+(``train_judge``), calibrated like ParaQD (``calibrate --model judge``), and activated to make the
+platform's decisions (``modelhub.judging``). Not retrained by beat: refitting is a seconds-long
+``train_judge`` run, and recalibration follows new gold labels (beat's ``calibrate-check``)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from ..base import GateMetric, TrainRequest
+
+
+class JudgeKind:
+    name = "judge"
+    label = "Numeracy-aware judge"
+    queue = "cpu"
+    has_reference = False
+    retrainable = False
+    gate_metrics: tuple[GateMetric, ...] = ()
+
+    def train(self, request: TrainRequest):
+        from .service import judge_train
+
+        return judge_train(dataset_names=request.dataset_names, max_problems=request.max_problems,
+                           activate=request.activate, user=request.user, job=request.job,
+                           progress=request.progress, exclude_candidate_ids=request.exclude_candidate_ids,
+                           **request.options)
+
+    def raw_scores(self, *, version, questions: list[str], paraphrases: list[str]) -> list[float]:
+        """The classifier's uncalibrated output (what ``calibrate`` fits on)."""
+        from .service import judge_evaluate_pairs
+
+        return [r["raw"] for r in judge_evaluate_pairs(version=version, questions=questions, paraphrases=paraphrases)]
+
+    def retrain_candidate(self, *, split, job, progress):
+        raise NotImplementedError("the judge is refitted with train_judge, not by the retrain loop")
+
+    def heldout_metrics(self, *, version, split) -> dict[str, Any]:
+        return {}
+
+    def reference_label(self, version) -> str:
+        return f"v{version.pk}" if version is not None else "none"
+
+    def gate_extras(self) -> dict[str, Any]:
+        return {}
+
+    def after_promotion(self, *, version, user) -> list[int]:
+        return []
+
+    def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
+        return {"new_gold_labels": 0, "human_model_disagreements": 0}

@@ -1,0 +1,262 @@
+"""Training, scoring and explanations of the numeracy-aware judge (``ml.judge``) on the platform.
+
+Training pairs are ParaQD's (``modelhub.kinds.paraqd.triplets``): each triplet's (anchor,
+positive) is a valid pair and (anchor, negative) an invalid one: the training operators' outputs on
+the datasets' trainable problems, their human gold labels, and imported train/dev pairs. Never a
+test-split problem or a copy of one. The version is calibrated at once on the validation pairs
+(``modelhub.calibration``) when there are any.
+"""
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+import uuid
+from collections.abc import Collection, Iterable, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from modelhub.models import ModelVersion
+from modelhub.services import modelversion_activate, modelversion_create
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
+    from ml.judge import NumeracyJudge
+
+logger = logging.getLogger("paralab.judge")
+KIND = ModelVersion.Kind.JUDGE
+SCORE_BATCH = 256
+
+
+class JudgeError(ValueError):
+    """Bad input or nothing to train on; the message is for the user."""
+
+
+def _encoder_scorer(path: str):
+    from ml.paraqd.model import get_scorer
+
+    return get_scorer(path, settings.PARALAB_DEVICE)
+
+
+def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str]) -> list:
+    """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)."""
+    from ml.judge import batch_features, sentence_transformer_tokens
+
+    if not questions:
+        return []
+    scorer = _encoder_scorer(encoder_path)
+    cosines = [float(c) for c in scorer.score(list(questions), list(paraphrases))]
+    return batch_features(list(questions), list(paraphrases), cosines=cosines,
+                          token_embedder=sentence_transformer_tokens(scorer.model),
+                          spacy_model=settings.PARALAB_SPACY_MODEL)
+
+
+@lru_cache(maxsize=4)
+def _load(path: str, mtime: float) -> NumeracyJudge:
+    from ml.judge import NumeracyJudge
+
+    return NumeracyJudge.load(path)
+
+
+def load_judge(version: ModelVersion) -> NumeracyJudge:
+    """The version's classifier (cached per process, reloaded when its file changes), with the
+    version's own calibration (``metrics["calibration"]``) when it has one."""
+    from ml.judge import Calibration
+    from ml.judge.numeracy_judge import FILE_NAME
+
+    from modelhub.judging import calibration_of
+
+    if version.kind != KIND:
+        raise JudgeError(f"model version {version.pk} is a {version.kind} model, not a judge")
+    path = Path(version.artifact_path or "")
+    if not (path / FILE_NAME).is_file():
+        raise JudgeError(f"judge version {version.pk} has no model file at {version.artifact_path!r}")
+    judge = _load(str(path), (path / FILE_NAME).stat().st_mtime)
+    record = calibration_of(version)
+    if record is not None:
+        from dataclasses import replace
+
+        judge = replace(judge, calibration=Calibration.from_dict(record))
+    return judge
+
+
+def _encoder_of(version: ModelVersion) -> str:
+    from modelhub.kinds.paraqd import base_encoder_path
+
+    return (version.params or {}).get("encoder_path") or base_encoder_path()
+
+
+def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], paraphrases: Sequence[str]) -> list[dict]:
+    """Per pair: ``raw`` (classifier output), ``probability`` (calibrated), ``valid`` (at the
+    version's threshold), ``cosine`` and ``checks`` (the explanation)."""
+    judge = load_judge(version)
+    features = pair_features(encoder_path=_encoder_of(version), questions=questions, paraphrases=paraphrases)
+    if not features:
+        return []
+    raw = judge.raw(features)
+    probabilities = judge.probability(features)
+    return [
+        {"raw": r, "probability": p, "valid": p > judge.threshold, "cosine": f.values["cosine"],
+         "checks": judge.explain(f, probability=p)}
+        for r, p, f in zip(raw, probabilities, features)
+    ]
+
+
+def judge_training_pairs(
+    *, dataset_names: Sequence[str], max_problems: int | None = None, exclude_candidate_ids: Collection[int] = (),
+    seed: int = 3407, progress=None,
+) -> tuple[list[tuple[str, str, int]], dict[str, Any]]:
+    """(question, paraphrase, label) pairs from ParaQD's training triplets (operator outputs,
+    human gold labels and imported train/dev pairs), deduplicated; and the triplets' snapshot."""
+    from modelhub.kinds.paraqd import datasets_by_name, paraqd_training_triplets
+
+    datasets = datasets_by_name(dataset_names)
+    triplets, snapshot = paraqd_training_triplets(
+        datasets=datasets, max_problems=max_problems, seed=seed, include_imported_pairs=True,
+        exclude_candidate_ids=exclude_candidate_ids, progress=progress,
+    )
+    seen: set[tuple[str, str]] = set()
+    pairs: list[tuple[str, str, int]] = []
+    for t in triplets:
+        for text, label in ((t.positive, 1), (t.negative, 0)):
+            if (t.anchor, text) not in seen:
+                seen.add((t.anchor, text))
+                pairs.append((t.anchor, text, label))
+    return pairs, snapshot
+
+
+def judge_train(
+    *,
+    dataset_names: Sequence[str],
+    max_problems: int | None = None,
+    activate: bool = False,
+    user: AbstractBaseUser | None = None,
+    job: Any = None,
+    progress=None,
+    exclude_candidate_ids: Collection[int] = (),
+    calibrate: bool = True,
+    method: str = "platt",
+    regularisation: float = 1.0,
+) -> ModelVersion:
+    """Train and register a judge version (``MODEL_DIR/judge/v<id>-<stamp>/judge.json``), calibrate
+    it on the validation pairs when there are any, and activate it with ``activate``."""
+    from jobs.progress import scaled_progress
+    from ml.judge import FEATURE_NAMES, NumeracyJudge
+
+    from modelhub.calibration import CalibrationError, version_calibrate
+    from modelhub.kinds.paraqd import base_encoder_path
+
+    started = time.monotonic()
+    if job is not None:
+        done = ModelVersion.objects.filter(job=job, kind=KIND).first()
+        if done is not None:
+            return modelversion_activate(version=done) if activate else done
+    pairs, snapshot = judge_training_pairs(dataset_names=dataset_names, max_problems=max_problems,
+                                           exclude_candidate_ids=exclude_candidate_ids,
+                                           progress=scaled_progress(progress, 0.0, 0.4))
+    labels = [label for _, _, label in pairs]
+    if len(set(labels)) < 2:
+        raise JudgeError(f"no valid and invalid pairs to train the judge on in {', '.join(dataset_names)}")
+    encoder_path = base_encoder_path()
+    if progress:
+        progress(0.4, f"features of {len(pairs)} pairs")
+    features = pair_features(encoder_path=encoder_path, questions=[p[0] for p in pairs],
+                             paraphrases=[p[1] for p in pairs])
+    judge = NumeracyJudge(regularisation=regularisation).fit(features, labels, info={"datasets": list(dataset_names)})
+    root = Path(settings.MODEL_DIR) / KIND
+    root.mkdir(parents=True, exist_ok=True)
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
+    final: Path | None = None
+    try:
+        judge.save(partial)
+        training = {"seconds": round(time.monotonic() - started, 3), "pairs": len(pairs), "valid": sum(labels),
+                    "weights": dict(zip(FEATURE_NAMES, judge.weights))}
+        with transaction.atomic():
+            version = modelversion_create(
+                kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
+                training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
+                params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method},
+                metrics={"training": training}, job=job, created_by=user,
+                name=f"judge on {', '.join(dataset_names)}"[:128],
+            )
+            final = root / f"v{version.pk}-{stamp}"
+            partial.rename(final)
+            version.artifact_path = str(final)
+            version.save(update_fields=["artifact_path"])
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        if final is not None:
+            shutil.rmtree(final, ignore_errors=True)
+        raise
+    if calibrate:
+        try:
+            version_calibrate(version=version, method=method, progress=scaled_progress(progress, 0.9, 0.98))
+        except CalibrationError as exc:
+            logger.info("judge v%s not calibrated: %s", version.pk, exc)
+    if activate:
+        version = modelversion_activate(version=version)
+    version.refresh_from_db()
+    if progress:
+        progress(1.0, f"judge version {version.pk} ({version.status}) from {len(pairs)} pairs")
+    return version
+
+
+def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersion) -> int:
+    """``Score`` rows of ``version`` (scorer ``judge:v<id>``): the probability, the encoder's
+    cosine and σ, and the explanation in ``extra["checks"]``; upserted."""
+    from paraphrases.models import Candidate, Score
+
+    ids = sorted({int(pk) for pk in candidate_ids})
+    scored = 0
+    for start in range(0, len(ids), SCORE_BATCH):
+        rows = list(Candidate.objects.filter(pk__in=ids[start:start + SCORE_BATCH])
+                    .values_list("pk", "problem__text", "text"))
+        if not rows:
+            continue
+        results = judge_evaluate_pairs(version=version, questions=[r[1] for r in rows], paraphrases=[r[2] for r in rows])
+        Score.objects.bulk_create(
+            [Score(candidate_id=pk, scorer_version=f"judge:v{version.pk}", model_version=version,
+                   paraqd=res["cosine"], similarity=(res["cosine"] + 1.0) / 2.0, probability=res["probability"],
+                   extra={"checks": res["checks"]})
+             for (pk, _, _), res in zip(rows, results)],
+            update_conflicts=True, unique_fields=["candidate", "scorer_version"],
+            update_fields=["paraqd", "similarity", "probability", "model_version", "extra"],
+        )
+        scored += len(rows)
+    return scored
+
+
+def judge_explanation(*, candidate) -> dict[str, Any] | None:
+    """What the judge that decides says about ``candidate`` for staff: ``{"version", "kind",
+    "probability", "valid", "threshold", "checks"}``. The numeracy-aware judge's stored checks (or
+    computed now); with ParaQD deciding, the active judge-kind version explains when there is one."""
+    from modelhub.judging import decision, decision_version
+    from modelhub.selectors import modelversion_active
+    from paraphrases.models import Score
+
+    deciding = decision_version()
+    version = deciding if deciding is not None and deciding.kind == KIND else modelversion_active(kind=KIND)
+    if version is None:
+        return None
+    stored = Score.objects.filter(candidate=candidate, model_version=version).order_by("-id").first()
+    if stored is not None and stored.extra.get("checks"):
+        probability, checks = stored.probability, stored.extra["checks"]
+    else:
+        try:
+            (result,) = judge_evaluate_pairs(version=version, questions=[candidate.problem.text],
+                                             paraphrases=[candidate.text])
+        except JudgeError:
+            return None
+        probability, checks = result["probability"], result["checks"]
+    judge = decision()
+    threshold = judge.threshold if judge.version_id == version.pk else load_judge(version).threshold
+    return {"version": version.pk, "kind": version.kind, "deciding": judge.version_id == version.pk,
+            "probability": probability, "threshold": threshold,
+            "valid": None if probability is None else probability > threshold, "checks": checks}

@@ -1,0 +1,42 @@
+"""``train_judge --dataset NAME… [--max-problems N] [--activate] [--json]``."""
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from modelhub.calibration import CalibrationError
+from modelhub.kinds.judge.service import JudgeError, judge_train
+from modelhub.kinds.paraqd import ParaQDError
+
+
+class Command(BaseCommand):
+    help = (
+        "Train the numeracy-aware judge (a calibrated classifier over the encoder's cosine, numbers, units, "
+        "names, token alignment, length and foreign words) on the datasets' operator pairs, imported train/dev "
+        "pairs and gold labels; calibrate it on the validation pairs; with --activate it makes the platform's "
+        'valid/invalid decisions. Seconds to minutes on a CPU. Prints JSON {"version", "status", "path", ...}.'
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", action="append", required=True, metavar="NAME",
+                            help="a dataset to train on (repeatable)")
+        parser.add_argument("--max-problems", type=int, default=None, help="at most this many problems")
+        parser.add_argument("--activate", action="store_true", help="make it the judge that decides")
+        parser.add_argument("--json", dest="as_json", action="store_true", help="print the result as one JSON object")
+
+    def handle(self, *args, dataset: list[str], max_problems: int | None, activate: bool, as_json: bool, **options):
+        names = [n for item in dataset for n in item.split(",") if n.strip()]
+        if max_problems is not None and max_problems < 1:
+            raise CommandError("--max-problems must be at least 1")
+        try:
+            version = judge_train(dataset_names=names, max_problems=max_problems, activate=activate)
+        except (JudgeError, ParaQDError, CalibrationError) as exc:
+            raise CommandError(str(exc)) from exc
+        calibration = (version.metrics or {}).get("calibration") or {}
+        payload = {"version": version.pk, "status": version.status, "path": version.artifact_path,
+                   "pairs": version.training_data.get("pairs"), "threshold": calibration.get("threshold"),
+                   "auc": calibration.get("auc"), "calibrated_on": calibration.get("n")}
+        self.stdout.write(json.dumps(payload) if as_json else
+                          f"judge v{version.pk} ({version.status}) from {payload['pairs']} pairs at {version.artifact_path}; "
+                          f"threshold {payload['threshold']}, validation AUC {payload['auc']}")
