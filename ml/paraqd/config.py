@@ -100,6 +100,14 @@ class ParaQDTrainConfig:
         "Score above which (strictly) an eval pair counts as valid (paper: 0.5).")})
     eval_before_training: bool = field(default=False, metadata={"help": (
         "Also evaluate the untrained encoder (the paper's 'Pretrained' row) when eval pairs are given.")})
+    select_on_auc: bool = field(default=True, metadata={"help": (
+        "With eval pairs: evaluate the base before training, keep the weights of the epoch with the "
+        "highest validation ROC AUC, and record whether the result ranks worse than the base "
+        "(such a version is never promoted).")})
+    early_stopping_patience: int | None = field(default=2, metadata={"help": (
+        "With select_on_auc: stop after this many epochs without a better validation AUC (None: never).")})
+    freeze_layers: int = field(default=0, metadata={"help": (
+        "Freeze the embeddings and the first N transformer layers (gentler training: fewer weights move).")})
     bucket_batches: int = field(default=50, metadata={"help": (
         "Length sorting window, in batches: triplet groups are shuffled, sorted by length inside "
         "windows of this many batches, and the batches shuffled again (less padding, still random).")})

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from ..metrics import paraqd_eval
+from ..metrics.classification import roc_auc
 from .config import ParaQDTrainConfig
 from .data import Triplet, TripletBatch, TripletBatcher
 from .losses import mnrl_loss, triplet_loss
@@ -58,6 +59,16 @@ class TrainResult:
     epochs_completed: int = 0
     stop_reason: str = ""
     eval_history: list[dict[str, float]] = field(default_factory=list)
+    base_validation_auc: float | None = None
+    best_validation_auc: float | None = None
+    best_epoch: float | None = None
+
+    @property
+    def ranks_worse_than_base(self) -> bool:
+        """Whether the saved weights rank the validation pairs worse (ROC AUC) than the base did."""
+        if self.base_validation_auc is None or self.best_validation_auc is None:
+            return False
+        return self.best_validation_auc < self.base_validation_auc
 
     @property
     def triplets_per_second(self) -> float:
@@ -69,6 +80,7 @@ class TrainResult:
         data.pop("loss_history")
         data["loss_curve"] = _downsample(self.loss_history, 100)
         data["triplets_per_second"] = self.triplets_per_second
+        data["ranks_worse_than_base"] = self.ranks_worse_than_base
         return data
 
 
@@ -124,7 +136,24 @@ def evaluate_pairs(
         scores = score_pairs(model, questions, paraphrases, batch_size)
     finally:
         model.train(was_training)
-    return paraqd_eval(scores, labels, threshold)
+    metrics = paraqd_eval(scores, labels, threshold)
+    metrics["auc"] = roc_auc(scores, labels)
+    return metrics
+
+
+def _freeze(model: Any, layers: int) -> None:
+    """Freeze the word embeddings and the first ``layers`` transformer layers of a
+    sentence-transformers BERT-style encoder (no-op for 0)."""
+    if layers <= 0:
+        return
+    backbone = getattr(model[0], "auto_model", None)
+    if backbone is None:
+        raise ValueError("freeze_layers needs a transformer encoder")
+    for parameter in backbone.embeddings.parameters():
+        parameter.requires_grad_(False)
+    for layer in backbone.encoder.layer[:layers]:
+        for parameter in layer.parameters():
+            parameter.requires_grad_(False)
 
 
 def _batch_loss(model: Any, batch: TripletBatch, config: ParaQDTrainConfig, device: str) -> torch.Tensor:
@@ -185,6 +214,7 @@ def _train(
     from transformers import get_linear_schedule_with_warmup
 
     model = load_encoder(config.encoder, config.device, config.max_seq_length)
+    _freeze(model, config.freeze_layers)
     device = str(model.device)
     batcher = TripletBatcher(
         triplets, config.batch_size, seed=config.seed, max_per_anchor=config.max_triplets_per_anchor,
@@ -197,6 +227,10 @@ def _train(
         optimizer, num_warmup_steps=int(planned_steps * config.warmup_ratio), num_training_steps=planned_steps
     )
     params = [p for group in optimizer.param_groups for p in group["params"]]
+    selecting = bool(eval_pairs) and config.select_on_auc
+    best: dict[str, Any] = {"auc": None, "epoch": None, "state": None}
+    base_auc: float | None = None
+    since_best = 0
     report(0.0, f"training on {device}: {batcher.num_triplets} triplets/epoch over {batcher.num_anchors} "
                 f"anchors, {planned_steps} steps")
 
@@ -207,8 +241,21 @@ def _train(
             metrics = evaluate_pairs(model, eval_pairs, batch_size=config.eval_batch_size,
                                      threshold=config.eval_threshold)
             eval_history.append({"epoch": float(epoch), **metrics})
-            report(steps / planned_steps, f"epoch {epoch:g}: separation {metrics['separation']:.3f}, "
-                                          f"weighted F1(hm) {metrics['weighted_f1_hm']:.3f}")
+            report(steps / planned_steps, f"epoch {epoch:g}: validation AUC {metrics['auc']:.3f}, separation "
+                                          f"{metrics['separation']:.3f}, weighted F1(hm) {metrics['weighted_f1_hm']:.3f}")
+            return metrics
+        return None
+
+    def remember(epoch: float, metrics: dict[str, float] | None) -> bool:
+        """Keep these weights if their validation AUC is the best of the trained epochs; True when
+        it improved on the best so far."""
+        if not selecting or metrics is None or not np.isfinite(metrics["auc"]):
+            return False
+        if best["auc"] is None or metrics["auc"] > best["auc"]:
+            best.update(auc=float(metrics["auc"]), epoch=float(epoch),
+                        state={k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()})
+            return True
+        return False
 
     steps = triplets_seen = epochs_completed = 0
     loss_history: list[float] = []
@@ -222,8 +269,10 @@ def _train(
                 raise FloatingPointError(f"the training loss is not finite at step {steps}: {values[-1]}")
             loss_history.extend(values)
 
-    if config.eval_before_training:
-        evaluate(0)
+    if config.eval_before_training or selecting:
+        before = evaluate(0)
+        if before is not None and np.isfinite(before["auc"]):
+            base_auc = float(before["auc"])
     stop_reason = ""
     step_seconds = 0.0  # moving average, to stop *before* a step that would overrun the budget
     model.train()
@@ -254,24 +303,39 @@ def _train(
         if stop_reason:
             break
         epochs_completed += 1
-        evaluate(epoch + 1)
+        if remember(epoch + 1, evaluate(epoch + 1)):
+            since_best = 0
+        elif selecting:
+            since_best += 1
+            patience = config.early_stopping_patience
+            if patience is not None and since_best >= patience and epoch + 1 < config.epochs:
+                stop_reason = (f"early stopping: validation AUC has not improved on epoch {best['epoch']:g}'s "
+                               f"{best['auc']:.4f} for {since_best} epochs")
+                break
     flush()
     if stop_reason:
         logger.info("ParaQD training stopped early: %s", stop_reason)
         trained_since_last_eval = steps - epochs_completed * steps_per_epoch
         if trained_since_last_eval or not eval_history:
-            evaluate(epochs_completed + trained_since_last_eval / steps_per_epoch)
+            partial_epoch = epochs_completed + trained_since_last_eval / steps_per_epoch
+            remember(partial_epoch, evaluate(partial_epoch))
+    if selecting and best["state"] is not None and best["epoch"] != (eval_history[-1]["epoch"] if eval_history else None):
+        model.load_state_dict(best["state"])  # the epoch that ranked the validation pairs best
+        report(steps / planned_steps, f"kept the weights of epoch {best['epoch']:g} (validation AUC {best['auc']:.4f})")
 
     result = TrainResult(
         output_dir=output_dir, steps=steps, triplets_seen=triplets_seen, seconds=0.0, device=device,
         stopped_early=bool(stop_reason), loss_history=loss_history, planned_steps=planned_steps,
         epochs_completed=epochs_completed, stop_reason=stop_reason, eval_history=eval_history,
+        base_validation_auc=base_auc, best_validation_auc=best["auc"], best_epoch=best["epoch"],
     )
     result.seconds = time.perf_counter() - start
     summary = result.summary()
     summary.update(base_encoder=config.encoder, base_encoder_path=resolve_encoder_path(config.encoder),
                    num_triplets=len(triplets), num_anchors=batcher.num_anchors)
-    save_model(model, output_dir, config=config, metrics=eval_history[-1] if eval_history else {}, training=summary)
+    kept = next((e for e in eval_history if e["epoch"] == best["epoch"]), None) if selecting else None
+    save_model(model, output_dir, config=config, metrics=kept or (eval_history[-1] if eval_history else {}),
+               training=summary)
     result.seconds = time.perf_counter() - start
     report(1.0, f"saved to {output_dir}: {steps} steps, {triplets_seen} triplets in {result.seconds:.0f} s"
                 + (" (stopped early)" if stop_reason else ""))

@@ -271,6 +271,10 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
                                   metrics=kind.gate_metrics)
             if active is None and not getattr(kind, "has_reference", True):
                 gate.update(promoted=True, reason=f"no active {name} version to compare with: the first one is promoted")
+            blocker = getattr(kind, "promotion_blocker", None)
+            reason = blocker(version) if blocker is not None else None
+            if reason:
+                gate.update(promoted=False, reason=reason)
             gate = {
                 **gate,
                 **kind.gate_extras(),

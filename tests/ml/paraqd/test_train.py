@@ -30,7 +30,9 @@ def tiny_config(encoder, **changes):
     # The paper's cosine distance, with margin 1.5 so the loss stays active until valid pairs are
     # close *and* invalid ones far (at 0.5 a random encoder meets it by pushing negatives alone).
     # lr 1e-3 for the tiny random encoder; one thread: the test machine's cores are shared.
-    base = dict(encoder=encoder, epochs=6, lr=1e-3, batch_size=8, margin=1.5, device="cpu", num_threads=1)
+    # select_on_auc off: these tests follow the plain loop (the selection has its own tests below).
+    base = dict(encoder=encoder, epochs=6, lr=1e-3, batch_size=8, margin=1.5, device="cpu", num_threads=1,
+                select_on_auc=False)
     return ParaQDTrainConfig.tiny(**{**base, **changes})
 
 
@@ -146,3 +148,58 @@ def test_same_seed_same_run(tiny_encoder_dir, triplets, tmp_path):
     first = train_paraqd(config, triplets[:24], tmp_path / "a").loss_history
     assert train_paraqd(config, triplets[:24], tmp_path / "b").loss_history == first
     assert train_paraqd(config.replace(seed=1), triplets[:24], tmp_path / "c").loss_history != first
+
+
+# --- model selection on validation ROC AUC ------------------------------------------------------
+
+
+def test_selection_keeps_the_best_epoch_and_flags_a_model_that_ranks_worse_than_its_base(
+        tiny_encoder_dir, triplets, tmp_path):
+    # Validation labels that contradict the training triplets: training can only rank them worse.
+    inverted = [(t.anchor, t.positive, 0) for t in triplets] + [(t.anchor, t.negative, 1) for t in triplets]
+    config = tiny_config(tiny_encoder_dir, select_on_auc=True, early_stopping_patience=None, epochs=4)
+    result = train_paraqd(config, triplets, tmp_path / "worse", eval_pairs=inverted)
+    assert result.eval_history[0]["epoch"] == 0 and result.base_validation_auc == result.eval_history[0]["auc"]
+    trained_aucs = {e["epoch"]: e["auc"] for e in result.eval_history[1:]}
+    assert result.best_validation_auc == max(trained_aucs.values())
+    assert trained_aucs[result.best_epoch] == result.best_validation_auc
+    assert result.ranks_worse_than_base and result.summary()["ranks_worse_than_base"] is True
+    # The saved weights are the best epoch's: scoring the validation pairs again gives its AUC.
+    from ml.metrics.classification import roc_auc
+
+    model, metadata = load_model(result.output_dir, "cpu")
+    scores = score_pairs(model, [q for q, _, _ in inverted], [p for _, p, _ in inverted])
+    assert roc_auc(scores, [y for *_, y in inverted]) == pytest.approx(result.best_validation_auc, abs=1e-6)
+    assert metadata["metrics"]["epoch"] == result.best_epoch
+
+
+def test_selection_stops_early_when_validation_auc_stops_improving(tiny_encoder_dir, triplets, tmp_path):
+    inverted = [(t.anchor, t.positive, 0) for t in triplets] + [(t.anchor, t.negative, 1) for t in triplets]
+    config = tiny_config(tiny_encoder_dir, select_on_auc=True, early_stopping_patience=1, epochs=6)
+    result = train_paraqd(config, triplets, tmp_path / "early", eval_pairs=inverted)
+    assert result.stopped_early and result.stop_reason.startswith("early stopping")
+    assert result.epochs_completed < 6
+
+
+def test_an_improving_model_is_not_flagged(trained_model_for_selection):
+    result = trained_model_for_selection
+    assert result.best_validation_auc >= result.base_validation_auc
+    assert not result.ranks_worse_than_base
+
+
+@pytest.fixture(scope="module")
+def trained_model_for_selection(tiny_encoder_dir, triplets, tmp_path_factory):
+    config = tiny_config(tiny_encoder_dir, select_on_auc=True, early_stopping_patience=None, epochs=4)
+    return train_paraqd(config, triplets, tmp_path_factory.mktemp("select") / "model",
+                        eval_pairs=eval_pairs_of(triplets))
+
+
+def test_freezing_lower_layers_keeps_them_unchanged(tiny_encoder_dir, triplets, tmp_path):
+    config = tiny_config(tiny_encoder_dir, freeze_layers=1, epochs=1)
+    result = train_paraqd(config, triplets, tmp_path / "frozen")
+    before = load_encoder(tiny_encoder_dir, "cpu")[0].auto_model
+    after = load_model(result.output_dir, "cpu")[0][0].auto_model
+    for (name, a), (_, b) in zip(before.encoder.layer[0].named_parameters(), after.encoder.layer[0].named_parameters()):
+        assert torch.equal(a, b), name
+    assert any(not torch.equal(a, b) for a, b in zip(before.encoder.layer[-1].parameters(),
+                                                      after.encoder.layer[-1].parameters()))

@@ -87,7 +87,10 @@ class ParaQDCommandTests(ParaQDSettingsMixin, TestCase):
                       "--eval-dataset", "eval-set")
         training = ModelVersion.objects.get(pk=trained["version"]).metrics["training"]
         self.assertEqual(training["eval_dataset"], "eval-set")
-        self.assertEqual([point["epoch"] for point in training["eval_history"]], [1.0, 2.0])
+        # Epoch 0 is the base encoder: the model selection compares every epoch's ROC AUC with it.
+        self.assertEqual([point["epoch"] for point in training["eval_history"]], [0.0, 1.0, 2.0])
+        self.assertEqual(training["base_validation_auc"], training["eval_history"][0]["auc"])
+        self.assertIn(training["best_epoch"], (1.0, 2.0))
         self.assertTrue(all(point["n"] == 8 and "separation" in point for point in training["eval_history"]))
         with self.assertRaisesMessage(CommandError, "no dataset named 'nope'"):
             call_command("train_paraqd", "--dataset", "train-set", "--eval-dataset", "nope", stdout=StringIO())

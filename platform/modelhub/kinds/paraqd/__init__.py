@@ -93,6 +93,15 @@ class ParaQDKind:
 
         return paraqd_cosines(model=paraqd_resolve_model(model=version), questions=questions, paraphrases=paraphrases)
 
+    def promotion_blocker(self, version) -> str | None:
+        """Why ``version`` must not be promoted whatever the gold gate says: it ranks its
+        validation pairs worse (ROC AUC) than the encoder it started from."""
+        training = (version.metrics or {}).get("training") or {}
+        if training.get("ranks_worse_than_base"):
+            return (f"ranks worse than its base on the validation pairs: ROC AUC {training.get('best_validation_auc'):.4f} "
+                    f"< {training.get('base_validation_auc'):.4f}")
+        return None
+
     def heldout_metrics(self, *, version, split) -> dict[str, Any]:
         from modelhub.retraining import heldout_metrics
 

@@ -97,6 +97,7 @@ def paraqd_train(
     balance_datasets: bool = False,
     include_imported_pairs: bool = False,
     eval_dataset_name: str | None = None,
+    validation_share: float = 0.1,
 ) -> ModelVersion:
     """Train a ParaQD scorer on the named datasets and register it as a ``candidate`` version
     (activated too with ``activate``). Writes to ``MODEL_DIR/paraqd/v<id>-<timestamp>/``.
@@ -110,6 +111,11 @@ def paraqd_train(
     ``time_budget_s`` is the wall-clock budget of the whole call: building the triplets counts
     against it, and training gets what is left. ``config_overrides`` change fields of the preset's
     :class:`ml.paraqd.ParaQDTrainConfig` (e.g. ``{"distance": "euclidean"}``; None values are ignored).
+    Without ``eval_dataset_name``, ``validation_share`` of the training questions (chosen by a
+    seeded hash) are held out with their operator outputs as validation pairs: the trainer keeps
+    the epoch with the best validation ROC AUC, stops early when it stops improving, and records
+    whether the saved weights rank those pairs worse than the base encoder did; such a version is
+    registered but never activated (``activate`` is refused, the retrain gate keeps it out).
     Raises ParaQDError for bad input (unknown dataset or encoder, nothing to train on).
     """
     from ml.paraqd import train_paraqd
@@ -158,6 +164,14 @@ def paraqd_train(
             f"no training triplets from {names}: no positive and negative operator both applied to any of "
             f"its {snapshot['problems_available']} problems"
         )
+    validation: dict[str, Any] = {"source": eval_dataset_name, "pairs": len(eval_pairs or [])}
+    if eval_pairs is None and validation_share > 0:
+        kept, held_pairs, held_anchors = hold_out_validation(triplets, share=validation_share, seed=seed)
+        if held_pairs:
+            triplets, eval_pairs = kept, held_pairs
+            validation = {"source": "held-out training questions' operator outputs", "share": validation_share,
+                          "questions": held_anchors, "pairs": len(held_pairs)}
+    snapshot["validation"] = validation
     snapshot["seconds"] = round(time.monotonic() - started, 3)
     if progress:
         progress(0.3, f"{len(triplets)} triplets from {snapshot['problems_used']} problems "
@@ -192,6 +206,11 @@ def paraqd_train(
                 "loss_curve": summary.get("loss_curve", []),
                 "eval_dataset": eval_dataset_name,
                 "eval_history": json_safe(result.eval_history),
+                "validation": validation,
+                "base_validation_auc": json_safe(result.base_validation_auc),
+                "best_validation_auc": json_safe(result.best_validation_auc),
+                "best_epoch": result.best_epoch,
+                "ranks_worse_than_base": result.ranks_worse_than_base,
             },
         }
         params = {**json_safe(config.to_dict()), "preset": preset, "encoder_setting": encoder_name}
@@ -205,7 +224,7 @@ def paraqd_train(
             partial.rename(final)
             version.artifact_path = str(final)
             version.save(update_fields=["artifact_path"])
-            if activate:
+            if activate and not result.ranks_worse_than_base:
                 version = modelversion_activate(version=version)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
@@ -213,7 +232,9 @@ def paraqd_train(
             shutil.rmtree(final, ignore_errors=True)
         raise
     if progress:
-        progress(1.0, f"version {version.pk} ({version.status}) at {version.artifact_path}")
+        worse = (f"; not activated: validation AUC {result.best_validation_auc:.4f} is below the base's "
+                 f"{result.base_validation_auc:.4f}" if result.ranks_worse_than_base else "")
+        progress(1.0, f"version {version.pk} ({version.status}) at {version.artifact_path}{worse}")
     logger.info("trained ParaQD version %s on %s in %.1f s", version.pk, [d.name for d in datasets], result.seconds)
     return version
 
@@ -263,3 +284,26 @@ def paraqd_train_start(
     if enqueue:
         job_enqueue(job=job, task=train_job)
     return job
+
+
+def hold_out_validation(triplets: list, *, share: float, seed: int) -> tuple[list, list[tuple[str, str, int]], int]:
+    """Split ``triplets`` by question: about ``share`` of the anchors (a seeded hash of the text)
+    leave training, and their positives and negatives become (question, paraphrase, label)
+    validation pairs. Nothing is held out when that would leave either side without both classes."""
+    import hashlib
+
+    def held(anchor: str) -> bool:
+        digest = hashlib.sha256(f"{seed}:{anchor}".encode()).digest()
+        return int.from_bytes(digest[:4], "big") / 2**32 < share
+
+    kept, out = [], []
+    for triplet in triplets:
+        (out if held(triplet.anchor) else kept).append(triplet)
+    pairs: dict[tuple[str, str], int] = {}
+    for t in out:
+        pairs.setdefault((t.anchor, t.positive), 1)
+        pairs.setdefault((t.anchor, t.negative), 0)
+    rows = [(q, p, label) for (q, p), label in pairs.items()]
+    if not kept or len({label for *_, label in rows}) < 2 or len(rows) < 10:
+        return triplets, [], 0
+    return kept, rows, len({t.anchor for t in out})

@@ -1,0 +1,231 @@
+"""Benchmark: the judges on the paper's AquaRAT test set, calibrated on validation questions only.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/paralab_bench PARALAB_TORCH_THREADS=1 \\
+        python benchmarks/judge.py --judge-problems 600 --epochs 3
+
+One run, through the platform's code paths (``modelhub.calibration``, ``modelhub.kinds``):
+
+1. imports ``AQUA_test.csv`` as split ``test`` (evaluation only, never fitted on), and splits the
+   paper's ``aqua_val.csv`` (operator outputs on AQuA dev questions) by question into two halves
+   imported as split ``dev``: ``fit`` (what ParaQD and the judge learn from) and ``cal`` (what every
+   threshold and calibration is fitted on, and the validation AUC is measured on); GSM8K train
+   problems give the judge's self-supervised operator pairs;
+2. the untrained encoder registered as a version (``pretrained_judge``) and calibrated on ``cal``;
+3. ParaQD trained with the repository's best recipe (aqua_val outputs only, Euclidean margin 5,
+   lr 1e-4, ``--epochs``) on ``fit``, calibrated on ``cal``; its validation AUC against the base's;
+4. the numeracy-aware judge trained on GSM8K operator pairs + the ``fit`` pairs, calibrated on ``cal``;
+5. each on AQUA_test: ROC/PR AUC; weighted and macro P/R/F1 (both definitions) at the calibrated
+   threshold and at 0.5; μ+, μ− and separation of the raw score and of the calibrated probability
+   mapped to [−1, 1]; written to ``docs/results/judge.md`` (``--out``), earlier runs kept below.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "platform"), str(REPO)]
+from benchmarks.paraqd import DATA, ensure_database, hardware, manage  # noqa: E402
+
+OUT = REPO / "docs" / "results" / "judge.md"
+PAPER_PARAQD = {"weighted_f1_hm": 0.687, "separation": 0.780}
+
+
+def split_aqua_val(tmp: Path, seed: int) -> tuple[Path, Path]:
+    with (DATA / "paraqd" / "aqua_val.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    header, body = rows[0], rows[1:]
+    random.Random(seed).shuffle(body)
+    half = len(body) // 2
+    paths = []
+    for name, part in (("fit", body[:half]), ("cal", body[half:])):
+        path = tmp / f"{name}.csv"
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows([header, *part])
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def evaluate(scores: list[float], labels: list[int], *, calibration: dict, raw_is_cosine: bool) -> dict:
+    """The must-reach metrics of one judge on the test pairs."""
+    from ml.judge import Calibration
+    from ml.metrics import nest_paraqd_metrics, paraqd_eval
+    from ml.metrics.classification import pr_auc, roc_auc
+
+    cal = Calibration.from_dict(calibration)
+    probs = cal.probability(scores)
+    mapped = [2 * p - 1 for p in probs]
+    if raw_is_cosine:
+        decided = nest_paraqd_metrics(paraqd_eval(scores, labels, calibration["cosine_threshold"]))
+        at_half = nest_paraqd_metrics(paraqd_eval(scores, labels, 0.5))
+    else:
+        decided = nest_paraqd_metrics(paraqd_eval(probs, labels, cal.threshold))
+        at_half = nest_paraqd_metrics(paraqd_eval(probs, labels, 0.5))
+    raw = nest_paraqd_metrics(paraqd_eval(scores, labels, 0.5))
+    prob = nest_paraqd_metrics(paraqd_eval(mapped, labels, 2 * cal.threshold - 1))
+    return {"auc": roc_auc(scores, labels), "pr_auc": pr_auc(scores, labels), "calibrated": decided,
+            "at_half": at_half, "threshold": cal.threshold, "cosine_threshold": calibration.get("cosine_threshold"),
+            "raw": {"mu_pos": raw["mu_pos"], "mu_neg": raw["mu_neg"], "separation": raw["separation"]},
+            "probability": {"mu_pos": prob["mu_pos"], "mu_neg": prob["mu_neg"], "separation": prob["separation"]}}
+
+
+def fmt(value) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def table(results: dict[str, dict]) -> list[str]:
+    lines = [
+        "| judge | ROC AUC | PR AUC | threshold | wF1(hm) cal. | wF1 cal. | wP/wR cal. | mF1(hm) cal. | mF1 cal. "
+        "| wF1(hm) @0.5 | mF1(hm) @0.5 | μ+/μ− raw | sep. raw | μ+/μ− prob. | sep. prob. |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, r in results.items():
+        c, h = r["calibrated"], r["at_half"]
+        thr = fmt(r["threshold"]) + (f" (cos {r['cosine_threshold']:.3f})" if r.get("cosine_threshold") is not None else "")
+        lines.append(
+            f"| {name} | {fmt(r['auc'])} | {fmt(r['pr_auc'])} | {thr} | {fmt(c['weighted']['f1_hm'])} | "
+            f"{fmt(c['weighted']['f1'])} | {fmt(c['weighted']['p'])}/{fmt(c['weighted']['r'])} | "
+            f"{fmt(c['macro']['f1_hm'])} | {fmt(c['macro']['f1'])} | {fmt(h['weighted']['f1_hm'])} | "
+            f"{fmt(h['macro']['f1_hm'])} | {fmt(r['raw']['mu_pos'])}/{fmt(r['raw']['mu_neg'])} | "
+            f"{fmt(r['raw']['separation'])} | {fmt(r['probability']['mu_pos'])}/{fmt(r['probability']['mu_neg'])} | "
+            f"{fmt(r['probability']['separation'])} |")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--judge-problems", type=int, default=600, help="GSM8K train problems for operator pairs")
+    parser.add_argument("--epochs", type=int, default=3, help="ParaQD epochs (best recipe: 3)")
+    parser.add_argument("--skip-paraqd", action="store_true", help="no trained ParaQD (untrained encoder and judge only)")
+    parser.add_argument("--method", default="platt", choices=["platt", "isotonic"])
+    parser.add_argument("--seed", type=int, default=3407)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+    if not os.environ.get("DATABASE_URL"):
+        sys.exit("set DATABASE_URL (the benchmark is meant for PostgreSQL)")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paralab.settings")
+    ensure_database(os.environ["DATABASE_URL"])
+    manage("migrate", "--noinput")
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S")
+    names = {k: f"judge-{k}-{stamp}" for k in ("test", "fit", "cal", "gsm8k")}
+    started = time.perf_counter()
+    manage("import_pairs", str(DATA / "paraqd" / "AQUA_test.csv"), "--dataset", names["test"], "--split", "test")
+    with tempfile.TemporaryDirectory() as tmp:
+        fit, cal = split_aqua_val(Path(tmp), args.seed)
+        for key, path in (("fit", fit), ("cal", cal)):
+            manage("import_pairs", str(path), "--dataset", names[key], "--format", "paraqd-wide", "--split", "dev")
+    manage("import_problems", str(DATA / "gsm8k" / "train.jsonl"), "--dataset", names["gsm8k"], "--format", "gsm8k",
+           "--split", "train")
+    print(f"imported in {time.perf_counter() - started:.0f} s", flush=True)
+
+    import django
+
+    django.setup()
+    from corpus.models import Dataset
+    from modelhub.calibration import pretrained_judge, raw_scores, validation_pairs, version_calibrate
+    from modelhub.kinds.judge.service import judge_train
+    from modelhub.kinds.paraqd import gold_pairs, paraqd_train
+    from modelhub.models import ModelVersion
+
+    def progress(fraction: float, note: str | None = None) -> None:
+        if note:
+            print(f"[{time.strftime('%H:%M:%S')}] {fraction:6.1%} {note}", flush=True)
+
+    test_pairs = gold_pairs(dataset=Dataset.objects.get(name=names["test"]))
+    questions, paraphrases = [p[1] for p in test_pairs], [p[2] for p in test_pairs]
+    labels = [int(p[3]) for p in test_pairs]
+    cal_pairs = validation_pairs(datasets=[Dataset.objects.get(name=names["cal"])])
+    cal_q, cal_p, cal_y = [p.question for p in cal_pairs], [p.paraphrase for p in cal_pairs], [int(p.valid) for p in cal_pairs]
+
+    results: dict[str, dict] = {}
+    notes: list[str] = []
+    base = pretrained_judge(activate=False)
+    base_cal = version_calibrate(version=base, dataset_names=[names["cal"]], method=args.method)
+    results["untrained encoder (all-MiniLM-L6-v2)"] = evaluate(
+        raw_scores(version=base, questions=questions, paraphrases=paraphrases), labels,
+        calibration=base_cal, raw_is_cosine=True)
+    notes.append(f"untrained encoder: validation ROC AUC {base_cal['auc']:.3f} on {base_cal['n']} cal pairs")
+
+    if not args.skip_paraqd:
+        t0 = time.perf_counter()
+        version = paraqd_train(
+            dataset_names=[names["fit"]], preset="paper", epochs=args.epochs, operators=[],
+            include_imported_pairs=True, progress=progress, seed=args.seed,
+            config_overrides={"distance": "euclidean", "margin": 5.0, "lr": 1e-4},
+        )
+        train_s = time.perf_counter() - t0
+        trained_cal = version_calibrate(version=version, dataset_names=[names["cal"]], method=args.method)
+        results[f"ParaQD trained (best recipe, {args.epochs} epochs)"] = evaluate(
+            raw_scores(version=version, questions=questions, paraphrases=paraphrases), labels,
+            calibration=trained_cal, raw_is_cosine=True)
+        notes.append(f"trained ParaQD v{version.pk}: {train_s / 60:.1f} min; validation ROC AUC "
+                     f"{trained_cal['auc']:.3f} vs the base's {base_cal['auc']:.3f} "
+                     f"({'ranks worse than its base' if trained_cal['auc'] < base_cal['auc'] else 'not worse'})")
+
+    t0 = time.perf_counter()
+    judge = judge_train(dataset_names=[names["gsm8k"], names["fit"]], max_problems=args.judge_problems,
+                        progress=progress, calibrate=False)
+    judge_s = time.perf_counter() - t0
+    judge_cal = version_calibrate(version=judge, dataset_names=[names["cal"]], method=args.method)
+    results["numeracy-aware judge"] = evaluate(
+        raw_scores(version=judge, questions=questions, paraphrases=paraphrases), labels,
+        calibration=judge_cal, raw_is_cosine=False)
+    weights = judge.metrics["training"]["weights"]
+    notes.append(f"numeracy-aware judge v{judge.pk}: {judge.training_data.get('pairs')} training pairs, "
+                 f"{judge_s:.0f} s; validation ROC AUC {judge_cal['auc']:.3f}; weights "
+                 + ", ".join(f"{k} {v:+.2f}" for k, v in weights.items()))
+    ModelVersion.objects.filter(pk__in=[base.pk, judge.pk]).exists()
+
+    best = max(results.values(), key=lambda r: r["auc"])
+    met = {"AUC ≥ 0.90": best["auc"] >= 0.90,
+           "weighted F1(hm) ≥ 0.80 at the calibrated threshold": best["calibrated"]["weighted"]["f1_hm"] >= 0.80,
+           "separation ≥ 0.78 of the calibrated score": best["probability"]["separation"] >= 0.78}
+    lines = [
+        f"## Run {datetime.now(timezone.utc).isoformat(timespec='seconds')}",
+        "",
+        f"Command: `DATABASE_URL=… PARALAB_TORCH_THREADS={os.environ.get('PARALAB_TORCH_THREADS', '')} python "
+        f"benchmarks/judge.py --judge-problems {args.judge_problems} --epochs {args.epochs} --method {args.method}"
+        + (" --skip-paraqd" if args.skip_paraqd else "") + "`",
+        "",
+        f"Hardware: {hardware()}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
+        f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid); "
+        "ParaQD and the judge learn from the `fit` half (and the judge from GSM8K train operator pairs).",
+        "",
+        *table(results),
+        "",
+        "cal. = at the threshold fitted on the cal half (weighted F1(hm) maximised); @0.5 = at 0.5 on the cosine "
+        "(ParaQD) or on the calibrated probability (judge); prob. = the calibrated probability mapped to [−1, 1] "
+        "(2p − 1), its separation read at the calibrated threshold. wF1 = scikit-learn's weighted F1, "
+        "wF1(hm) = harmonic mean of weighted P and R (the paper's).",
+        "",
+        *[f"- {n}" for n in notes],
+        "- Targets (best judge by AUC): " + "; ".join(f"{k}: {'met' if v else 'not met'}" for k, v in met.items()),
+        f"- Paper, ParaQD MiniLM-L12 on AQUA_test: weighted F1(hm) {PAPER_PARAQD['weighted_f1_hm']}, "
+        f"separation {PAPER_PARAQD['separation']}.",
+        "",
+        "<details><summary>raw results</summary>",
+        "",
+        "```json",
+        json.dumps(results, indent=1, default=float),
+        "```",
+        "</details>",
+        "",
+    ]
+    previous = args.out.read_text() if args.out.exists() else ""
+    header = "# Judges on AQUA_test: calibrated ParaQD and the numeracy-aware judge\n\n"
+    body = previous.removeprefix(header) if previous.startswith(header) else previous
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(header + "\n".join(lines) + "\n" + body)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
