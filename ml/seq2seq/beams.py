@@ -69,12 +69,15 @@ def diverse_beam_search(
     decoder_only: bool = False,
     eos_token_id: int | None = None,
     pad_token_id: int | None = None,
+    constraint: Any = None,
     **generate_options: Any,
 ) -> list[list[list[int]]]:
     """Per input of the batch, the generated token ids of every returned beam, group by group
     (``num_beams`` sequences: ``num_beams / num_beam_groups`` per group), without the decoder
     start token or the prompt, cut at the first end-of-sequence token. ``generate_options`` go to
-    every group's ``generate`` (e.g. ``forced_bos_token_id``, ``no_repeat_ngram_size``)."""
+    every group's ``generate`` (e.g. ``forced_bos_token_id``, ``no_repeat_ngram_size``).
+    ``constraint(offset, beams)``, when given, builds one more logits processor for every group
+    (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`)."""
     import torch
     from transformers import LogitsProcessorList
 
@@ -96,6 +99,8 @@ def diverse_beam_search(
         if group and diversity_penalty:
             processors.append(HammingDiversityLogitsProcessor(previous, diversity_penalty, offset=offset,
                                                               beams=per_group))
+        if constraint is not None:
+            processors.append(constraint(offset, per_group))
         with torch.no_grad():
             out = network.generate(**inputs, logits_processor=processors, **options)
         generated = out[:, offset:] if decoder_only else out[:, 1:]

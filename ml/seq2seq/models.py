@@ -148,10 +148,13 @@ class TextModel:
 
     def generate(self, sources: Sequence[str], *, num_beams: int = 6, num_beam_groups: int = 3,
                  diversity_penalty: float = 10.0, num_return_sequences: int | None = None, max_new_tokens: int = 96,
-                 batch_size: int = 8, max_source_tokens: int = 256) -> list[list[str]]:
+                 batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False) -> list[list[str]]:
         """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
-        search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``."""
+        search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``.
+        ``copy_numbers``: every number written with digits must be one of the source's
+        (:mod:`ml.seq2seq.constraints`)."""
         from .beams import diverse_beam_search
+        from .constraints import NumberCopyLogitsProcessor, source_numbers
         from .restore import restore_from_source
 
         self.network.eval()
@@ -159,11 +162,17 @@ class TextModel:
         for start in range(0, len(sources), batch_size):
             chunk = list(sources[start:start + batch_size])
             inputs = self._encode_sources(chunk, max_source_tokens)
+            constraint = None
+            if copy_numbers:
+                numbers = [source_numbers(source) for source in chunk]
+
+                def constraint(offset: int, beams: int, numbers=numbers):
+                    return NumberCopyLogitsProcessor(self.tokenizer, numbers, offset=offset, beams=beams)
             beams = diverse_beam_search(
                 self.network, inputs, num_beams=num_beams, num_beam_groups=num_beam_groups,
                 diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,
                 eos_token_id=self.tokenizer.eos_token_id if self.decoder_only else self._eos_id(),
-                pad_token_id=self.tokenizer.pad_token_id, **self._legacy_options(),
+                pad_token_id=self.tokenizer.pad_token_id, constraint=constraint, **self._legacy_options(),
             )
             for source, sequences in zip(chunk, beams):
                 texts: list[str] = []

@@ -37,6 +37,8 @@ class ScanningPreset:
         passive_inference: whether one of them also asks for passive voice.
     pap_prompts: prompts PAP generates with at inference (each decoded with diverse beam search).
     selected_per_problem: k of PAMMR when building PAP's parallel corpus (paper: 2).
+    copy_numbers: decode with the number-copying constraint (a digit may only write a number of
+        the input, ``ml.seq2seq.constraints``); beyond the paper, which decodes unconstrained.
     """
 
     name: str
@@ -62,6 +64,7 @@ class ScanningPreset:
     passive_inference: bool = True
     pap_prompts: tuple[str, ...] = ("replace shuffle", "replace", "fix", "fix replace", "passive replace")
     selected_per_problem: int = 2
+    copy_numbers: bool = True
 
     def __post_init__(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.micro_batch < 1:

@@ -81,6 +81,7 @@ def stead_generate(
         diversity_penalty=preset.diversity_penalty,
         max_new_tokens=preset.max_new_tokens,
         batch_size=batch_size,
+        copy_numbers=preset.copy_numbers,
     ) if plan else []
     return collect_outputs(texts, plan, decoded)
 

@@ -1,0 +1,140 @@
+"""Number-copying constrained decoding: a generated number must be one the input states.
+
+A word problem's paraphrase keeps its numbers; an undertrained seq2seq model often rewrites
+them ("discounted 22%" -> "$20"). This logits processor lets a digit be generated only where it
+continues towards a number written in the model's input: outside a number, a digit token may only
+start one of the input's numbers; inside one, only tokens that extend it towards an input number
+are allowed, and the number may only end (any other token) once it is complete. Each input number
+is written at most as many times as the input writes it (a paraphrase keeps the multiset, which is
+what ν measures). Numbers written as words are not constrained. Commas inside numbers are ignored
+when comparing ("1,200" = "1200").
+
+Like :class:`ml.seq2seq.beams.HammingDiversityLogitsProcessor` it is a plain callable with
+transformers' logits-processor signature, so importing ``ml`` does not import torch.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "source_numbers", "trailing_number"]
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_TRAILING = re.compile(r"(\d[\d,]*\.?\d*)$")
+_NUMERIC_TOKEN = re.compile(r"^\s?[\d.,]+$")
+
+
+def _plain(number: str) -> str:
+    return number.replace(",", "")
+
+
+def source_numbers(text: str) -> Counter[str]:
+    """The numbers written with digits in ``text`` (commas removed), with how often each occurs.
+
+    >>> sorted(source_numbers("Sold 1,200 pens at $4.50 in 3 days, 3 a day.").items())
+    [('1200', 1), ('3', 2), ('4.50', 1)]
+    """
+    return Counter(_plain(m.group(0)) for m in _NUMBER.finditer(text))
+
+
+def available_numbers(generated: str, numbers: Counter[str]) -> frozenset[str]:
+    """The input numbers ``generated`` may still write: those it has written (the number being
+    written at its end aside) fewer times than the input.
+
+    >>> sorted(available_numbers("3 pens and 3", source_numbers("3 boxes of 3 pens, 12 in all")))
+    ['12', '3']
+    >>> sorted(available_numbers("3 pens and 3 boxes", source_numbers("3 boxes of 3 pens, 12 in all")))
+    ['12']
+    """
+    match = _TRAILING.search(generated)
+    head = generated[: match.start()] if match else generated
+    used = Counter(_plain(m.group(0)) for m in _NUMBER.finditer(head))
+    return frozenset(n for n, count in numbers.items() if used[n] < count)
+
+
+def trailing_number(text: str) -> str:
+    """The number being written at the end of ``text`` (commas removed), or ''.
+
+    >>> trailing_number("He has 1,2"), trailing_number("It costs 4."), trailing_number("Go.")
+    ('12', '4.', '')
+    """
+    match = _TRAILING.search(text)
+    return _plain(match.group(1)) if match else ""
+
+
+def _complete(run: str, numbers: frozenset[str]) -> bool:
+    """Whether the number ``run`` may end here (a trailing '.' may be the sentence's full stop)."""
+    return run in numbers or run.rstrip(".") in numbers
+
+
+def _prefix(run: str, numbers: frozenset[str]) -> bool:
+    return any(n.startswith(run) for n in numbers)
+
+
+class NumberCopyLogitsProcessor:
+    """Forbid tokens that would write a number the input does not contain.
+
+    tokenizer: the model's tokenizer (to read the generated tail and the numeric tokens);
+    numbers: per input of the batch, :func:`source_numbers` of its input text; offset: positions
+    of ``input_ids`` before the generated part; beams: rows per input in this search.
+    """
+
+    def __init__(self, tokenizer: Any, numbers: Sequence[Counter[str]], *, offset: int, beams: int) -> None:
+        self.tokenizer = tokenizer
+        self.numbers = list(numbers)
+        self.offset = int(offset)
+        self.beams = int(beams)
+        self.numeric: dict[int, str] = {}
+        for token_id in range(len(tokenizer)):
+            text = tokenizer.decode([token_id])
+            if text and _NUMERIC_TOKEN.match(text) and any(ch.isdigit() or ch in ".," for ch in text):
+                self.numeric[token_id] = text
+
+    def _allowed_numeric(self, tail: str, numbers: frozenset[str]) -> tuple[list[int], bool]:
+        """(numeric token ids allowed after ``tail``, whether non-numeric tokens are allowed)."""
+        run = trailing_number(tail)
+        free = not run or _complete(run, numbers)
+        allowed = []
+        for token_id, text in self.numeric.items():
+            body = text.strip()
+            has_digit = any(ch.isdigit() for ch in body)
+            if run and not text[0].isspace():  # continues the number being written
+                if not has_digit and len(body) > 1:  # ",," or "...": punctuation, not part of a number
+                    if free:
+                        allowed.append(token_id)
+                    continue
+                extended = _plain(run + body)
+                if (has_digit and _prefix(extended, numbers)) or (
+                        not has_digit and (_prefix(extended, numbers) or _complete(run, numbers))):
+                    allowed.append(token_id)
+            elif free:  # the number (if any) ends here; this token starts afresh
+                if not has_digit or (body[0].isdigit() and _prefix(trailing_number(body), numbers)):
+                    allowed.append(token_id)
+        return allowed, free
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        generated = input_ids[:, self.offset:]
+        numeric_ids = torch.tensor(list(self.numeric), device=scores.device, dtype=torch.long)
+        for row in range(scores.shape[0]):
+            text = self.tokenizer.decode(generated[row].tolist(), skip_special_tokens=True)
+            allowed, free = self._allowed_numeric(text, available_numbers(text, self.numbers[row // self.beams]))
+            keep = torch.tensor(allowed, device=scores.device, dtype=torch.long)
+            if not free and not allowed:
+                continue  # nothing the input allows (a number from before the tail): leave the row alone
+            if free:
+                # Any non-numeric token; numeric ones only where they write an input number.
+                banned = torch.ones(len(numeric_ids), dtype=torch.bool, device=scores.device)
+                if len(allowed):
+                    banned &= ~torch.isin(numeric_ids, keep)
+                scores[row, numeric_ids[banned]] = float("-inf")
+            else:
+                # Inside an unfinished number: only its continuations.
+                row_scores = torch.full_like(scores[row], float("-inf"))
+                if len(allowed):
+                    row_scores[keep] = scores[row, keep]
+                scores[row] = row_scores
+        return scores

@@ -1,0 +1,78 @@
+"""Number-copying constrained decoding on a hand-built character vocabulary: every reachable
+number is one of the input's, written no more often than the input writes it."""
+import pytest
+import torch
+
+from ml.seq2seq.constraints import NumberCopyLogitsProcessor, available_numbers, source_numbers, trailing_number
+
+VOCAB = ["x", " ", "$", *"0123456789", ".", ",", ",,", " ."]
+
+
+class CharTokenizer:
+    def __len__(self):
+        return len(VOCAB)
+
+    def decode(self, ids, skip_special_tokens=False):
+        return "".join(VOCAB[i] for i in ids)
+
+
+def ids(text):
+    out, i = [], 0
+    while i < len(text):
+        out.append(VOCAB.index(text[i]))
+        i += 1
+    return out
+
+
+def allowed_after(generated: str, source: str) -> set[str]:
+    """The tokens left with a finite score after ``generated``."""
+    processor = NumberCopyLogitsProcessor(CharTokenizer(), [source_numbers(source)], offset=0, beams=1)
+    input_ids = torch.tensor([ids(generated)]) if generated else torch.zeros((1, 0), dtype=torch.long)
+    scores = processor(input_ids, torch.zeros((1, len(VOCAB))))
+    return {VOCAB[i] for i in range(len(VOCAB)) if torch.isfinite(scores[0, i])}
+
+
+SOURCE = "x sold 1,200 x at $4.50 in 3 x."
+DIGITS = set("0123456789")
+
+
+def test_helpers():
+    assert source_numbers(SOURCE) == {"1200": 1, "4.50": 1, "3": 1}
+    assert trailing_number("x 1,2") == "12" and trailing_number("x 4.") == "4." and trailing_number("x.") == ""
+    assert available_numbers("x 3 x 3", source_numbers("3 x 3 x 12")) == {"3", "12"}  # the last 3 is being written
+
+
+def test_a_number_can_only_start_as_an_input_number():
+    allowed = allowed_after("x ", SOURCE)
+    assert allowed & DIGITS == {"1", "4", "3"}
+    assert {"x", " ", "$", "."} <= allowed
+
+
+def test_inside_a_number_only_its_continuations():
+    assert allowed_after("x 1", SOURCE) == {"2", ","}  # 1 -> 12(00) or 1,200
+    assert allowed_after("x 1,2", SOURCE) & DIGITS == {"0"} and "x" not in allowed_after("x 1,2", SOURCE)
+    assert allowed_after("x $4", SOURCE) == {".", ","}  # towards 4.50 (a comma is skipped when comparing)
+    assert "5" in allowed_after("x $4.", SOURCE) and "x" not in allowed_after("x $4.", SOURCE)
+
+
+def test_a_complete_number_may_end_or_be_followed_by_punctuation():
+    after = allowed_after("x x 3", SOURCE)
+    assert {"x", " ", ".", " ."} <= after and not after & DIGITS  # 3 is complete; "31" is no input number
+    assert ",," in allowed_after("x x 3", SOURCE)  # punctuation, not part of the number
+    assert ",," not in allowed_after("x x 1", SOURCE)  # 1 is not an input number: it must go on
+
+
+def test_each_number_as_often_as_the_input_writes_it():
+    assert allowed_after("x 3 x ", SOURCE) & DIGITS == {"1", "4"}  # the one 3 is used up
+    assert allowed_after("x 3 x ", "3 x 3") & DIGITS == {"3"}
+
+
+def test_rows_map_to_their_inputs_and_an_impossible_state_is_left_alone():
+    processor = NumberCopyLogitsProcessor(CharTokenizer(), [source_numbers("x 7"), source_numbers("x 8")],
+                                          offset=1, beams=2)
+    # offset 1: the first position is not generated; rows 0-1 belong to input 0, rows 2-3 to input 1.
+    input_ids = torch.tensor([ids("xx "), ids("xx "), ids("xx "), ids("x 5")])
+    scores = processor(input_ids, torch.zeros((4, len(VOCAB))))
+    finite = [{VOCAB[i] for i in range(len(VOCAB)) if torch.isfinite(scores[r, i])} & DIGITS for r in range(4)]
+    assert finite[:3] == [{"7"}, {"7"}, {"8"}]
+    assert finite[3] == DIGITS  # "5" came from elsewhere: nothing the input allows, the row is untouched
