@@ -166,6 +166,8 @@ def main() -> None:  # noqa: C901 (one linear script)
     parser.add_argument("--pap-prompts", default="", help="comma-separated PAP prompts (default: the preset's)")
     parser.add_argument("--max-new-tokens", type=int)
     parser.add_argument("--scratch-size", choices=("tiny", "small", "base"), help="BART size of the scratch base")
+    parser.add_argument("--no-copy-numbers", action="store_true",
+                        help="decode without the number-copying constraint (the paper's unconstrained decoding)")
     parser.add_argument("--reuse", action="store_true",
                         help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
     parser.add_argument("--seed", type=int, default=3407)
@@ -194,6 +196,8 @@ def main() -> None:  # noqa: C901 (one linear script)
                  "scratch_size": args.scratch_size}
     if args.no_passive_inference:
         overrides["passive_inference"] = False
+    if args.no_copy_numbers:
+        overrides["copy_numbers"] = False
     if args.pap_prompts:
         overrides["pap_prompts"] = tuple(p.strip() for p in args.pap_prompts.split(",") if p.strip())
     preset = get_preset(args.preset, **overrides)
@@ -339,6 +343,8 @@ def write_report(report: dict, out: Path) -> None:
         cmd += " --no-passive-inference"
     if args.get("pap_prompts"):
         cmd += f" --pap-prompts '{args['pap_prompts']}'"
+    if args.get("no_copy_numbers"):
+        cmd += " --no-copy-numbers"
     if args.get("reuse"):
         cmd += " --reuse"
     lines = [
