@@ -100,12 +100,87 @@ def table(results: dict[str, dict]) -> list[str]:
     return lines
 
 
+def parse_value(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(text.lower(), text)
+
+
+def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]:
+    """The judge's classifier fitted on other training mixes (same features), each calibrated on
+    the cal half; selection is by cal AUC, the test AUC is reported beside it."""
+    from corpus.models import Dataset
+    from ml.judge import NumeracyJudge
+    from ml.metrics.classification import roc_auc
+    from modelhub.calibration import validation_pairs
+    from modelhub.kinds.judge.service import _encoder_of, judge_training_pairs, pair_features
+
+    encoder = _encoder_of(judge)
+    operator_pairs, _ = judge_training_pairs(dataset_names=[names["gsm8k"]], max_problems=args.judge_problems)
+    fit_pairs = [(p.question, p.paraphrase, int(p.valid))
+                 for p in validation_pairs(datasets=[Dataset.objects.get(name=names["fit"])])]
+
+    def feats(pairs):
+        return pair_features(encoder_path=encoder, questions=[p[0] for p in pairs], paraphrases=[p[1] for p in pairs])
+
+    f_ops, f_fit = feats(operator_pairs), feats(fit_pairs)
+    f_cal = feats([(p.question, p.paraphrase, int(p.valid)) for p in cal_pairs])
+    f_test = feats([(p[1], p[2], int(p[3])) for p in test_pairs])
+    y_ops, y_fit = [p[2] for p in operator_pairs], [p[2] for p in fit_pairs]
+    y_cal, y_test = [int(p.valid) for p in cal_pairs], [int(p[3]) for p in test_pairs]
+    balance = len(f_ops) / max(1, len(f_fit))
+    mixes = {
+        "operator pairs + aqua_val fit half (the default)": (f_ops + f_fit, y_ops + y_fit, None),
+        "operator pairs only": (f_ops, y_ops, None),
+        "aqua_val fit half only": (f_fit, y_fit, None),
+        "both, the fit half weighted to the operator pairs' total": (
+            f_ops + f_fit, y_ops + y_fit, [1.0] * len(f_ops) + [balance] * len(f_fit)),
+        "cosine alone (the untrained encoder, calibrated)": None,
+    }
+    rows = []
+    for name, mix in mixes.items():
+        if mix is None:
+            cal_scores = [f.values["cosine"] for f in f_cal]
+            test_scores = [f.values["cosine"] for f in f_test]
+        else:
+            model = NumeracyJudge().fit(mix[0], mix[1], sample_weight=mix[2])
+            cal_scores, test_scores = model.raw(f_cal), model.raw(f_test)
+        rows.append({"name": name, "cal_auc": roc_auc(cal_scores, y_cal), "test_auc": roc_auc(test_scores, y_test)})
+        print("judge mix", rows[-1], flush=True)
+    return rows
+
+
+def variant_lines(variants: list[dict], mixes: list[dict]) -> list[str]:
+    lines: list[str] = []
+    if variants:
+        lines += ["", "ParaQD settings tried (trained on the fit half; chosen by cal-half AUC; test AUC reported, "
+                      "never used to choose):", "",
+                  "| setting | epochs kept | cal-half ROC AUC | AQUA_test ROC AUC | minutes |", "|---|---|---|---|---|"]
+        for v in variants:
+            settings = ", ".join(f"{k} {val}" for k, val in v["settings"].items())
+            lines.append(f"| {v['name']} ({settings}) | {v['best_epoch']} | {v['cal_auc']:.3f} | {v['test_auc']:.3f} | "
+                         f"{v['minutes']:.1f} |")
+    if mixes:
+        lines += ["", "Numeracy-aware judge, training mixes (same features; chosen by cal-half AUC):", "",
+                  "| training mix | cal-half ROC AUC | AQUA_test ROC AUC |", "|---|---|---|"]
+        lines += [f"| {m['name']} | {m['cal_auc']:.3f} | {m['test_auc']:.3f} |" for m in mixes]
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--judge-problems", type=int, default=600, help="GSM8K train problems for operator pairs")
     parser.add_argument("--epochs", type=int, default=3, help="ParaQD epochs (best recipe: 3)")
     parser.add_argument("--skip-paraqd", action="store_true", help="no trained ParaQD (untrained encoder and judge only)")
     parser.add_argument("--method", default="platt", choices=["platt", "isotonic"])
+    parser.add_argument("--paraqd-variants", default="",
+                        help="extra ParaQD settings to try, ';'-separated name=key:value,key:value "
+                             "(e.g. 'gentle=lr:2e-5,distance:cosine;frozen=freeze_layers:4'); selected on the cal half")
+    parser.add_argument("--judge-variants", action="store_true",
+                        help="also fit the judge's classifier on other training mixes, selected on the cal half")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -133,7 +208,6 @@ def main() -> None:
     from modelhub.calibration import pretrained_judge, raw_scores, validation_pairs, version_calibrate
     from modelhub.kinds.judge.service import judge_train
     from modelhub.kinds.paraqd import gold_pairs, paraqd_train
-    from modelhub.models import ModelVersion
 
     def progress(fraction: float, note: str | None = None) -> None:
         if note:
@@ -143,7 +217,7 @@ def main() -> None:
     questions, paraphrases = [p[1] for p in test_pairs], [p[2] for p in test_pairs]
     labels = [int(p[3]) for p in test_pairs]
     cal_pairs = validation_pairs(datasets=[Dataset.objects.get(name=names["cal"])])
-    cal_q, cal_p, cal_y = [p.question for p in cal_pairs], [p.paraphrase for p in cal_pairs], [int(p.valid) for p in cal_pairs]
+    cal_y = [int(p.valid) for p in cal_pairs]
 
     results: dict[str, dict] = {}
     notes: list[str] = []
@@ -170,6 +244,30 @@ def main() -> None:
                      f"{trained_cal['auc']:.3f} vs the base's {base_cal['auc']:.3f} "
                      f"({'ranks worse than its base' if trained_cal['auc'] < base_cal['auc'] else 'not worse'})")
 
+    variants: list[dict] = []
+    for spec in [v for v in args.paraqd_variants.split(";") if v.strip()]:
+        name, _, settings_text = spec.partition("=")
+        overrides = {"distance": "euclidean", "margin": 5.0, "lr": 1e-4}
+        for item in [i for i in settings_text.split(",") if i.strip()]:
+            key, _, value = item.partition(":")
+            overrides[key.strip()] = parse_value(value.strip())
+        if "distance" in overrides and overrides["distance"] == "cosine" and "margin" not in settings_text:
+            overrides["margin"] = 0.5
+        epochs = int(overrides.pop("epochs", args.epochs))
+        t0 = time.perf_counter()
+        version = paraqd_train(dataset_names=[names["fit"]], preset="paper", epochs=epochs, operators=[],
+                               include_imported_pairs=True, progress=progress, seed=args.seed, config_overrides=overrides)
+        cal_record = version_calibrate(version=version, dataset_names=[names["cal"]], method=args.method)
+        test_scores = raw_scores(version=version, questions=questions, paraphrases=paraphrases)
+        from ml.metrics.classification import roc_auc
+
+        training = version.metrics["training"]
+        variants.append({"name": name.strip(), "settings": {**overrides, "epochs": epochs},
+                         "minutes": (time.perf_counter() - t0) / 60, "cal_auc": cal_record["auc"],
+                         "test_auc": roc_auc(test_scores, labels), "best_epoch": training.get("best_epoch"),
+                         "held_out_auc": (training.get("base_validation_auc"), training.get("best_validation_auc"))})
+        print("variant", variants[-1], flush=True)
+
     t0 = time.perf_counter()
     judge = judge_train(dataset_names=[names["gsm8k"], names["fit"]], max_problems=args.judge_problems,
                         progress=progress, calibrate=False)
@@ -182,7 +280,8 @@ def main() -> None:
     notes.append(f"numeracy-aware judge v{judge.pk}: {judge.training_data.get('pairs')} training pairs, "
                  f"{judge_s:.0f} s; validation ROC AUC {judge_cal['auc']:.3f}; weights "
                  + ", ".join(f"{k} {v:+.2f}" for k, v in weights.items()))
-    ModelVersion.objects.filter(pk__in=[base.pk, judge.pk]).exists()
+
+    judge_mixes = judge_variant_table(judge, names, cal_pairs, test_pairs, args) if args.judge_variants else []
 
     best = max(results.values(), key=lambda r: r["auc"])
     met = {"AUC ≥ 0.90": best["auc"] >= 0.90,
@@ -193,7 +292,9 @@ def main() -> None:
         "",
         f"Command: `DATABASE_URL=… PARALAB_TORCH_THREADS={os.environ.get('PARALAB_TORCH_THREADS', '')} python "
         f"benchmarks/judge.py --judge-problems {args.judge_problems} --epochs {args.epochs} --method {args.method}"
-        + (" --skip-paraqd" if args.skip_paraqd else "") + "`",
+        + (" --skip-paraqd" if args.skip_paraqd else "")
+        + (f" --paraqd-variants '{args.paraqd_variants}'" if args.paraqd_variants else "")
+        + (" --judge-variants" if args.judge_variants else "") + "`",
         "",
         f"Hardware: {hardware()}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
         f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid); "
@@ -207,6 +308,7 @@ def main() -> None:
         "wF1(hm) = harmonic mean of weighted P and R (the paper's).",
         "",
         *[f"- {n}" for n in notes],
+        *variant_lines(variants, judge_mixes),
         "- Targets (best judge by AUC): " + "; ".join(f"{k}: {'met' if v else 'not met'}" for k, v in met.items()),
         f"- Paper, ParaQD MiniLM-L12 on AQUA_test: weighted F1(hm) {PAPER_PARAQD['weighted_f1_hm']}, "
         f"separation {PAPER_PARAQD['separation']}.",

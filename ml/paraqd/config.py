@@ -93,6 +93,9 @@ class ParaQDTrainConfig:
         "(ml.paraqd.data.DISAGREEMENT_SOURCE); multiplies the triplet's own weight.")})
     bf16: bool = field(default=True, metadata={"help": (
         "On CUDA, run the encoder's forward pass under bfloat16 autocast (the loss stays float32). Ignored on CPU.")})
+    cpu_bf16: bool = field(default=False, metadata={"help": (
+        "On CPU, run the forward pass under bfloat16 autocast (faster where the CPU has bf16 "
+        "instructions; measure first, benchmarks/paraqd_speed.py).")})
     max_grad_norm: float = field(default=1.0, metadata={"help": "Gradient clipping (global L2 norm)."})
     progress_every: int = field(default=10, metadata={"help": "Call the progress callback every N optimiser steps."})
     eval_batch_size: int = field(default=64, metadata={"help": "Texts per forward pass when scoring eval pairs."})

@@ -158,8 +158,12 @@ def _freeze(model: Any, layers: int) -> None:
 
 def _batch_loss(model: Any, batch: TripletBatch, config: ParaQDTrainConfig, device: str) -> torch.Tensor:
     features = _features(model, batch.texts, device)
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") and config.bf16
-                else contextlib.nullcontext())
+    if device.startswith("cuda") and config.bf16:
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16)
+    elif device == "cpu" and config.cpu_bf16:
+        autocast = torch.autocast("cpu", dtype=torch.bfloat16)
+    else:
+        autocast = contextlib.nullcontext()
     with autocast:
         embeddings = model(features)["sentence_embedding"].float()  # (T, D), T unique texts
     anchor = torch.tensor(batch.anchor_index, device=device)  # (B,)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import logging
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any

@@ -152,6 +152,11 @@ def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold
     labels = [int(p.valid) for p in pairs]
     threshold = paraqd_threshold() if threshold is None else threshold
     metrics = json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
+    from ml.metrics.classification import pr_auc, roc_auc
+
+    metrics["auc"] = json_safe(roc_auc([float(s) for s in scores], labels))
+    metrics["pr_auc"] = json_safe(pr_auc([float(s) for s in scores], labels))
+    metrics["threshold"] = threshold
     # The two score distributions, which /dashboard/ plots when the model has no other evaluation.
     metrics["histogram"] = score_histogram([float(s) for s in scores], labels)
     return metrics

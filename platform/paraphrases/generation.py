@@ -199,8 +199,10 @@ def _score(original: str, generated: Sequence[GeneratedCandidate], model: Scorin
     return [_Scored(g.text, g.generator, g.prompt, dict(g.meta), s) for g, s in zip(generated, scores)]
 
 
-def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, equation: str = "") -> list[int]:
-    """Indices of the selected candidates, in selection order."""
+def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, equation: str = "",
+            model: ScoringModel | None = None) -> list[int]:
+    """Indices of the selected candidates, in selection order. The ``mwp`` selector's validity
+    test reads ``model``'s calibrated cosine threshold (``modelhub.judging``), 0.5 without one."""
     from ml.selection import SelectionCandidate, select
 
     if not scored or selector == "none":
@@ -211,6 +213,10 @@ def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, 
         from ml.number_mentions import number_signature
 
         options["equation_numbers"] = set(number_signature(equation))
+    if selector == "mwp" and model is not None and model.version is not None:
+        from modelhub.judging import version_threshold
+
+        options["threshold"] = version_threshold(model.version)
     return list(select(selector, original, pool, k=k, **options))
 
 
@@ -309,7 +315,7 @@ def generation_run(
             for name in refusals:
                 refused[name] += 1
             scored = _score(text, generated, model) if generated else []
-            picks = _select(selector, text, scored, per_problem, equation=equation or "")
+            picks = _select(selector, text, scored, per_problem, equation=equation or "", model=model)
         except Exception as exc:  # one problem's failure must not stop the dataset
             logger.exception("generation failed on problem %s", problem_id)
             failed.append({"problem": problem_id, "error": f"{type(exc).__name__}: {exc}"})
@@ -440,7 +446,7 @@ def paraphrase_variants(
     model = paraqd_default_model()
     generated, refusals = generate(names, text, _problem_seed(seed, text), resources)
     scored = _score(text, generated, model) if generated else []
-    picks = _select(selector, text, scored, k) if selector != "none" else []
+    picks = _select(selector, text, scored, k, model=model) if selector != "none" else []
     if not picks:  # "none", or nothing passed: the best by PQI
         picks = sorted(range(len(scored)), key=lambda i: -scored[i].scores["PQI"])[:k]
     chosen = sorted((scored[i] for i in picks), key=lambda s: -s.scores["PQI"])

@@ -73,3 +73,30 @@ class ModelKind(Protocol):
     def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
         """``{"new_gold_labels", "human_model_disagreements"}`` since the last version."""
         ...
+
+
+class NotRetrainedFromLabels:
+    """The retraining half of :class:`ModelKind` for a kind the retrain loop never runs (STEAD
+    learns from problems alone; the numeracy-aware judge is refitted by ``train_judge``)."""
+
+    retrainable = False
+    has_reference = False
+    gate_metrics: tuple[GateMetric, ...] = ()
+
+    def retrain_candidate(self, *, split, job, progress):
+        raise NotImplementedError(f"{self.name} is not retrained from labels")
+
+    def heldout_metrics(self, *, version, split) -> dict[str, Any]:
+        return {}
+
+    def reference_label(self, version) -> str:
+        return f"v{version.pk}" if version is not None else "none"
+
+    def gate_extras(self) -> dict[str, Any]:
+        return {}
+
+    def after_promotion(self, *, version, user) -> list[int]:
+        return []
+
+    def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
+        return {"new_gold_labels": 0, "human_model_disagreements": 0}

@@ -7,7 +7,6 @@ import pytest
 
 from ml.generation import (
     ComposedGenerator,
-    CopyGenerator,
     EdaGenerator,
     FillMaskGenerator,
     GenerationResources,

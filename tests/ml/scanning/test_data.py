@@ -1,6 +1,5 @@
 """STEAD's and PAP's training data: prompts, passive share, fresh noise per epoch, the parallel
 corpus from QF-PCF + PAMMR and its edits from annotators' labels."""
-import random
 
 import pytest
 

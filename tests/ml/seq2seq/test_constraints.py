@@ -1,6 +1,5 @@
 """Number-copying constrained decoding on a hand-built character vocabulary: every reachable
 number is one of the input's, written no more often than the input writes it."""
-import pytest
 import torch
 
 from ml.seq2seq.constraints import NumberCopyLogitsProcessor, available_numbers, source_numbers, trailing_number

@@ -6,19 +6,13 @@ platform's decisions (``modelhub.judging``). Not retrained by beat: refitting is
 ``train_judge`` run, and recalibration follows new gold labels (beat's ``calibrate-check``)."""
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
-from ..base import GateMetric, TrainRequest
+from ..base import NotRetrainedFromLabels, TrainRequest
 
 
-class JudgeKind:
+class JudgeKind(NotRetrainedFromLabels):
     name = "judge"
     label = "Numeracy-aware judge"
     queue = "cpu"
-    has_reference = False
-    retrainable = False
-    gate_metrics: tuple[GateMetric, ...] = ()
 
     def train(self, request: TrainRequest):
         from .service import judge_train
@@ -33,21 +27,3 @@ class JudgeKind:
         from .service import judge_evaluate_pairs
 
         return [r["raw"] for r in judge_evaluate_pairs(version=version, questions=questions, paraphrases=paraphrases)]
-
-    def retrain_candidate(self, *, split, job, progress):
-        raise NotImplementedError("the judge is refitted with train_judge, not by the retrain loop")
-
-    def heldout_metrics(self, *, version, split) -> dict[str, Any]:
-        return {}
-
-    def reference_label(self, version) -> str:
-        return f"v{version.pk}" if version is not None else "none"
-
-    def gate_extras(self) -> dict[str, Any]:
-        return {}
-
-    def after_promotion(self, *, version, user) -> list[int]:
-        return []
-
-    def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
-        return {"new_gold_labels": 0, "human_model_disagreements": 0}

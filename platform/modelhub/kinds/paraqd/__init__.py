@@ -76,11 +76,21 @@ class ParaQDKind:
         )
 
     def retrain_candidate(self, *, split, job, progress: Progress | None):
-        return self.train(TrainRequest(
+        version = self.train(TrainRequest(
             dataset_names=split.dataset_names, preset=job.params.get("preset") or settings.PARALAB_RETRAIN_PRESET,
             max_problems=job.params.get("max_problems"), user=job.created_by, job=job, progress=progress,
             exclude_candidate_ids=split.heldout_ids,
         ))
+        # Its own threshold, from the validation pairs and the gold labels of the training part of
+        # the split (never the held-out part the gate measures it on).
+        from modelhub.calibration import CalibrationError, version_calibrate
+
+        try:
+            version_calibrate(version=version, exclude_candidate_ids=split.heldout_ids)
+        except CalibrationError:
+            pass
+        version.refresh_from_db()
+        return version
 
     def _model(self, version):
         from .resolve import paraqd_resolve_model, pretrained_model
@@ -103,9 +113,11 @@ class ParaQDKind:
         return None
 
     def heldout_metrics(self, *, version, split) -> dict[str, Any]:
+        """Each side at its own calibrated threshold (0.5 for an uncalibrated one)."""
+        from modelhub.judging import version_threshold
         from modelhub.retraining import heldout_metrics
 
-        return heldout_metrics(model=self._model(version), pairs=split.heldout)
+        return heldout_metrics(model=self._model(version), pairs=split.heldout, threshold=version_threshold(version))
 
     def reference_label(self, version) -> str:
         return self._model(version).label
