@@ -22,7 +22,7 @@ class JobSerializer(serializers.ModelSerializer):
         model = Job
         fields = [
             "id", "kind", "status", "progress", "params", "result", "error", "log", "queue",
-            "attempts", "dataset", "created_by", "created_at", "started_at", "finished_at",
+            "attempts", "requeues", "dataset", "created_by", "created_at", "started_at", "finished_at",
         ]
         read_only_fields = fields
 

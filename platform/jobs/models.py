@@ -48,6 +48,12 @@ class Job(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # What the reaper needs to send a job again: the Celery task's name, when its message last
+    # reached the broker (null: never, e.g. the broker was down at enqueue), and how often the
+    # reaper put it back after its worker was lost.
+    task = models.CharField(max_length=128, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    requeues = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -3,23 +3,38 @@
 A job moves queued → running → succeeded | failed. Tasks claim their job before working, so a
 redelivered message (acks_late + a lost worker) either finds the job finished and does nothing,
 or finds it stale and runs it again from the start (every job is all-or-nothing or resumable).
+
+Faults (README, "Jobs under faults"). While a job runs, a thread of the worker writes its heartbeat
+every ``PARALAB_JOB_HEARTBEAT_S``; a worker killed outright stops it. Beat's reaper
+(``jobs_reap_stale``) puts a running job with no heartbeat for ``PARALAB_JOB_STALE_S`` back in the
+queue and sends it again (after ``PARALAB_JOB_MAX_ATTEMPTS`` runs it fails instead), and sends
+again a queued job whose message never reached the broker or was not picked up for
+``PARALAB_JOB_RESEND_S`` (a broker restarted without persistence loses its queues). Delivery is
+therefore at least once; execution is at most once per attempt: the claim below admits one
+worker, and a superseded attempt cannot record a result.
 """
 from __future__ import annotations
 
+import importlib
 import logging
+import threading
 from datetime import timedelta
 from typing import Any, Callable
 
 from django.conf import settings
 from django.db import connections, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from .models import Job
 
 logger = logging.getLogger("paralab.jobs")
 
-# A running job whose heartbeat is older than this is considered abandoned by its worker.
-STALE_AFTER = timedelta(minutes=10)
+
+
+def stale_after() -> timedelta:
+    """A running job whose heartbeat is older than this has lost its worker."""
+    return timedelta(seconds=settings.PARALAB_JOB_STALE_S)
 
 
 def job_create(
@@ -39,18 +54,51 @@ def job_create(
     )
 
 
+def _eager() -> bool:
+    from paralab.celery import app
+
+    return bool(app.conf.task_always_eager)
+
+
+def _send(job_id: int, task_name: str, queue: str, *, task: Any = None) -> bool:
+    """Send the job's message; True when the broker took it. A broker that cannot be reached is
+    logged and noted on the job, never raised: the job stays queued and the reaper sends it again."""
+    from paralab.celery import app
+
+    eager = _eager()
+    if not eager:
+        # Marked before sending: a worker that picks the message up at once must not find the
+        # job looking unsent (the reaper would send it a second time for nothing).
+        Job.objects.filter(pk=job_id).update(sent_at=timezone.now())
+    try:
+        if task is None:
+            for module in app.conf.imports:  # the workers' task modules, so the name resolves
+                importlib.import_module(module)
+            task = app.tasks[task_name]
+        result = task.apply_async(args=[job_id], queue=queue)
+    except Exception as exc:  # noqa: BLE001 - kombu raises several types for an unreachable broker
+        if eager:
+            raise  # in-process: this is the task's own failure
+        logger.warning("job %s: the broker did not take its message (%s); the reaper will send it again",
+                       job_id, exc)
+        Job.objects.filter(pk=job_id, status=Job.Status.QUEUED).update(sent_at=None)
+        job_log(job_id=job_id, line=f"the broker could not be reached ({type(exc).__name__}); "
+                                    "the job stays queued and is sent again when it is back")
+        return False
+    if result is not None and result.id:
+        Job.objects.filter(pk=job_id, celery_task_id="").update(celery_task_id=result.id)
+    return True
+
+
 def job_enqueue(*, job: Job, task: Any) -> None:
     """Send ``task(job.pk)`` once the surrounding transaction commits.
 
-    In the embedded default (no broker) the task runs in-process at that moment.
+    In the embedded default (no broker) the task runs in-process at that moment. The task's name
+    is stored with the job so the reaper can send it again.
     """
-
-    def _send() -> None:
-        result = task.apply_async(args=[job.pk], queue=job.queue)
-        if result is not None and result.id and not job.celery_task_id:
-            Job.objects.filter(pk=job.pk, celery_task_id="").update(celery_task_id=result.id)
-
-    transaction.on_commit(_send)
+    Job.objects.filter(pk=job.pk).update(task=task.name)
+    job.task = task.name
+    transaction.on_commit(lambda: _send(job.pk, task.name, job.queue, task=task))
 
 
 def job_claim(*, job_id: int) -> Job | None:
@@ -68,7 +116,7 @@ def job_claim(*, job_id: int) -> Job | None:
         if job.is_terminal:
             logger.info("job %s is already %s; redelivery ignored", job_id, job.status)
             return None
-        if job.status == Job.Status.RUNNING and job.heartbeat_at and now - job.heartbeat_at < STALE_AFTER:
+        if job.status == Job.Status.RUNNING and job.heartbeat_at and now - job.heartbeat_at < stale_after():
             logger.info("job %s is running elsewhere; duplicate delivery ignored", job_id)
             return None
         job.status = Job.Status.RUNNING
@@ -115,21 +163,66 @@ def job_log(*, job_id: int, line: str, using: str = "default") -> None:
     Job.objects.using(using).filter(pk=job_id).update(log=f"{job.log}[{stamp}] {line}\n")
 
 
-def job_succeed(*, job_id: int, result: dict[str, Any] | None = None) -> None:
-    Job.objects.filter(pk=job_id).update(
+def _attempt(job_id: int, attempt: int | None):
+    """The job's row, restricted to ``attempt`` when given: a run the reaper superseded (its worker
+    looked lost, then came back) must not overwrite the outcome of the run that replaced it."""
+    rows = Job.objects.filter(pk=job_id)
+    return rows if attempt is None else rows.filter(attempts=attempt, status=Job.Status.RUNNING)
+
+
+def job_succeed(*, job_id: int, result: dict[str, Any] | None = None, attempt: int | None = None) -> bool:
+    return bool(_attempt(job_id, attempt).update(
         status=Job.Status.SUCCEEDED,
         progress=1.0,
         result=result or {},
         error="",
         finished_at=timezone.now(),
         heartbeat_at=timezone.now(),
-    )
+    ))
 
 
-def job_fail(*, job_id: int, error: str) -> None:
-    Job.objects.filter(pk=job_id).update(
+def job_fail(*, job_id: int, error: str, attempt: int | None = None) -> bool:
+    return bool(_attempt(job_id, attempt).update(
         status=Job.Status.FAILED, error=error[:10000], finished_at=timezone.now()
-    )
+    ))
+
+
+class _Heartbeat:
+    """A daemon thread that marks a running job alive every ``PARALAB_JOB_HEARTBEAT_S`` through a
+    connection of its own (committed at once, whatever transaction the task holds open).
+
+    Only in a worker on PostgreSQL: eager runs happen inside a request or a test's transaction,
+    and SQLite allows one writer."""
+
+    def __init__(self, job_id: int, attempt: int):
+        self.job_id, self.attempt = job_id, attempt
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def __enter__(self) -> "_Heartbeat":
+        interval = settings.PARALAB_JOB_HEARTBEAT_S
+        if interval > 0 and not _eager() and connections["default"].vendor == "postgresql":
+            self.thread = threading.Thread(target=self._beat, args=(interval,), daemon=True,
+                                           name=f"job-{self.job_id}-heartbeat")
+            self.thread.start()
+        return self
+
+    def _beat(self, interval: float) -> None:
+        try:
+            while not self.stop.wait(interval):
+                try:
+                    Job.objects.filter(pk=self.job_id, attempts=self.attempt, status=Job.Status.RUNNING).update(
+                        heartbeat_at=timezone.now())
+                except Exception:  # noqa: BLE001 - the database may be briefly away; try next beat
+                    logger.warning("job %s: heartbeat not written", self.job_id, exc_info=True)
+                    connections["default"].close()
+        finally:
+            connections["default"].close()
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join(timeout=30)
 
 
 def job_run(*, job_id: int, body: Callable[[Job, Callable[[float], None]], dict[str, Any]]) -> Job | None:
@@ -142,32 +235,73 @@ def job_run(*, job_id: int, body: Callable[[Job, Callable[[float], None]], dict[
     job = job_claim(job_id=job_id)
     if job is None:
         return None
+    attempt = job.attempts
 
     def report(fraction: float, note: str | None = None) -> None:
         job_progress(job_id=job_id, progress=fraction, note=note)
 
-    try:
-        result = body(job, report)
-    except JobError as exc:
-        job_fail(job_id=job_id, error=str(exc))
-    except Exception as exc:  # noqa: BLE001 - the job row must record every failure
-        logger.exception("job %s (%s) failed", job_id, job.kind)
-        job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}")
-    else:
-        job_succeed(job_id=job_id, result=result)
+    with _Heartbeat(job_id, attempt):
+        try:
+            result = body(job, report)
+        except JobError as exc:
+            recorded = job_fail(job_id=job_id, error=str(exc), attempt=attempt)
+        except Exception as exc:  # noqa: BLE001 - the job row must record every failure
+            logger.exception("job %s (%s) failed", job_id, job.kind)
+            recorded = job_fail(job_id=job_id, error=f"{type(exc).__name__}: {exc}", attempt=attempt)
+        else:
+            recorded = job_succeed(job_id=job_id, result=result, attempt=attempt)
+    if not recorded:
+        logger.warning("job %s: attempt %s was superseded by a later one; its outcome is not recorded",
+                       job_id, attempt)
     job.refresh_from_db()
     return job
 
 
-def jobs_reap_stale(*, older_than: timedelta | None = None) -> int:
-    """Fail running jobs whose worker stopped sending heartbeats beyond the hard time limit."""
-    limit = older_than or timedelta(seconds=settings.PARALAB_TASK_HARD_LIMIT_S) + STALE_AFTER
-    cutoff = timezone.now() - limit
-    return Job.objects.filter(status=Job.Status.RUNNING, heartbeat_at__lt=cutoff).update(
-        status=Job.Status.FAILED,
-        error="the worker stopped reporting progress (lost or killed); the job was abandoned",
-        finished_at=timezone.now(),
-    )
+def jobs_reap_stale(*, now=None) -> dict[str, int]:
+    """Beat's housekeeping: put back running jobs that lost their worker, send again queued jobs
+    whose message was lost. Returns ``{"requeued", "failed", "resent"}``.
+
+    A running job with no heartbeat for ``PARALAB_JOB_STALE_S`` is queued again and its task sent,
+    with a line in its log (the jobs page shows it); after ``PARALAB_JOB_MAX_ATTEMPTS`` runs it
+    fails instead. A queued job whose message never reached the broker, or went out more than
+    ``PARALAB_JOB_RESEND_S`` ago and was not claimed, is sent again. Rows are locked with
+    SKIP LOCKED, so two reapers never handle the same job.
+    """
+    now = now or timezone.now()
+    counts = {"requeued": 0, "failed": 0, "resent": 0}
+    to_send: list[tuple[int, str, str]] = []
+    with transaction.atomic():
+        stale = Job.objects.select_for_update(skip_locked=True).filter(
+            status=Job.Status.RUNNING, heartbeat_at__lt=now - stale_after())
+        for job in stale:
+            seen = job.heartbeat_at.strftime("%H:%M:%S")
+            if job.attempts >= settings.PARALAB_JOB_MAX_ATTEMPTS or not job.task:
+                why = (f"after {job.attempts} attempts" if job.task else "and it cannot be sent again")
+                Job.objects.filter(pk=job.pk).update(
+                    status=Job.Status.FAILED, finished_at=now,
+                    error=f"the worker was lost (no heartbeat since {seen} UTC) {why}; the job was abandoned")
+                counts["failed"] += 1
+                continue
+            Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED, progress=0.0, requeues=job.requeues + 1)
+            job_log(job_id=job.pk, line=f"re-queued by the reaper: the worker was lost (no heartbeat since "
+                                        f"{seen} UTC) during attempt {job.attempts}")
+            to_send.append((job.pk, job.task, job.queue))
+            counts["requeued"] += 1
+        unsent = Job.objects.select_for_update(skip_locked=True).filter(status=Job.Status.QUEUED).exclude(task="").filter(
+            Q(sent_at__isnull=True, created_at__lt=now - timedelta(seconds=5))
+            | Q(sent_at__lt=now - timedelta(seconds=settings.PARALAB_JOB_RESEND_S)))
+        for job in unsent:
+            if job.pk in {pk for pk, _, _ in to_send}:
+                continue
+            job_log(job_id=job.pk, line="sent again by the reaper: its message "
+                    + ("never reached the broker" if job.sent_at is None else "was not picked up"))
+            to_send.append((job.pk, job.task, job.queue))
+            counts["resent"] += 1
+    for job_id, task_name, queue in to_send:
+        _send(job_id, task_name, queue)
+    if any(counts.values()):
+        logger.warning("reaper: %s", counts)
+    return counts
 
 
 class JobError(Exception):

@@ -101,6 +101,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "paralab.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "paralab.urls"
@@ -246,10 +247,23 @@ CELERY_TASK_SOFT_TIME_LIMIT = PARALAB_TASK_HARD_LIMIT_S - 300
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": PARALAB_TASK_HARD_LIMIT_S + 3600}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Jobs survive lost workers and lost broker messages (README, "Jobs under faults"): a running
+# task writes a heartbeat every PARALAB_JOB_HEARTBEAT_S from a thread of its own; a running job
+# with no heartbeat for PARALAB_JOB_STALE_S has lost its worker, and beat's reaper puts it back in
+# the queue (at most PARALAB_JOB_MAX_ATTEMPTS runs, then it fails); a queued job whose message
+# has not been picked up for PARALAB_JOB_RESEND_S (or never reached the broker) is sent again.
+# Duplicate messages are harmless: a job is claimed in the database before it runs.
+PARALAB_JOB_HEARTBEAT_S = env_int("PARALAB_JOB_HEARTBEAT_S", 30)
+PARALAB_JOB_STALE_S = env_int("PARALAB_JOB_STALE_S", 300)
+PARALAB_JOB_RESEND_S = env_int("PARALAB_JOB_RESEND_S", 1800)
+PARALAB_JOB_MAX_ATTEMPTS = env_int("PARALAB_JOB_MAX_ATTEMPTS", 3)
+if PARALAB_JOB_STALE_S < 3 * PARALAB_JOB_HEARTBEAT_S:
+    raise ImproperlyConfigured("PARALAB_JOB_STALE_S must be at least 3 heartbeats (PARALAB_JOB_HEARTBEAT_S)")
+_reap_interval_s = env_int("PARALAB_REAP_INTERVAL_S", 0) or 60 * env_int("PARALAB_REAP_INTERVAL_MIN", 1)
 CELERY_BEAT_SCHEDULE: dict = {
     "jobs-reap-stale": {
         "task": "paralab.jobs.reap_stale",
-        "schedule": timedelta(minutes=env_int("PARALAB_REAP_INTERVAL_MIN", 15)),
+        "schedule": timedelta(seconds=_reap_interval_s),
     },
 }
 

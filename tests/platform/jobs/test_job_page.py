@@ -47,6 +47,18 @@ class JobPageTests(TestCase):
         self.assertNotContains(response, "<b>bad</b>")
         self.assertContains(response, "paralab/jobs.js")
 
+    def test_a_job_the_reaper_put_back_says_so(self):
+        requeued = Job.objects.create(
+            kind=Job.Kind.TRAIN, status=Job.Status.QUEUED, attempts=1, requeues=1,
+            log="[10:00:00] re-queued by the reaper: the worker was lost (no heartbeat since 09:59:00 UTC) during attempt 1\n",
+        )
+        self.client.force_login(self.staff)
+        response = self.client.get(reverse("job-list"))
+        self.assertContains(response, 'data-field="requeued"', count=1)
+        self.assertContains(response, "re-queued after a lost worker")
+        self.assertContains(response, "the worker was lost (no heartbeat since 09:59:00 UTC)")
+        self.assertEqual(self.client.get(f"/api/v1/jobs/{requeued.pk}/").json()["requeues"], 1)
+
     def test_the_script_polls_the_job_endpoint_it_points_at(self):
         self.client.force_login(self.staff)
         self.assertEqual(self.client.get(f"/api/v1/jobs/{self.running.pk}/").json()["progress"], 0.45)

@@ -3,11 +3,21 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from django.test import TestCase
+from celery import shared_task
+from django.test import TestCase, override_settings
 from django.utils import timezone
 
 from jobs.models import Job
 from jobs.services import JobError, job_claim, job_create, job_progress, job_run, jobs_reap_stale
+
+
+SENT: list[int] = []
+
+
+@shared_task(name="paralab.tests.record_job")
+def record_job(job_id: int) -> None:
+    """Stands for a job's task: the reaper sends it again (eager here) and it records the id."""
+    SENT.append(job_id)
 
 
 class JobRunTests(TestCase):
@@ -83,14 +93,68 @@ class JobRunTests(TestCase):
         job_progress(job_id=job.pk, progress=3.0)
         self.assertEqual(Job.objects.get(pk=job.pk).progress, 1.0)
 
-    def test_reaper_fails_only_abandoned_running_jobs(self):
+    def test_reaper_requeues_only_abandoned_running_jobs_and_says_so(self):
         stale = job_create(kind=Job.Kind.TRAIN)
         fresh = job_create(kind=Job.Kind.TRAIN)
         queued = job_create(kind=Job.Kind.TRAIN)
+        Job.objects.filter(pk__in=[stale.pk, fresh.pk, queued.pk]).update(
+            task="paralab.tests.record_job", sent_at=timezone.now())
         for j in (stale, fresh):
             job_claim(job_id=j.pk)
-        Job.objects.filter(pk=stale.pk).update(heartbeat_at=timezone.now() - timedelta(days=2))
-        self.assertEqual(jobs_reap_stale(), 1)
-        self.assertEqual(Job.objects.get(pk=stale.pk).status, Job.Status.FAILED)
+        Job.objects.filter(pk=stale.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+        SENT.clear()
+        with self.assertLogs("paralab.jobs", level="WARNING"):
+            counts = jobs_reap_stale()
+        self.assertEqual(counts, {"requeued": 1, "failed": 0, "resent": 0})
+        self.assertEqual(SENT, [stale.pk])
+        stale = Job.objects.get(pk=stale.pk)
+        self.assertEqual((stale.status, stale.requeues, stale.attempts), (Job.Status.QUEUED, 1, 1))
+        self.assertIn("re-queued by the reaper: the worker was lost", stale.log)
         self.assertEqual(Job.objects.get(pk=fresh.pk).status, Job.Status.RUNNING)
         self.assertEqual(Job.objects.get(pk=queued.pk).status, Job.Status.QUEUED)
+        self.assertEqual(Job.objects.get(pk=queued.pk).requeues, 0)
+
+    @override_settings(PARALAB_JOB_MAX_ATTEMPTS=2)
+    def test_reaper_fails_a_job_that_lost_its_worker_too_often(self):
+        job = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
+        Job.objects.filter(pk=job.pk).update(task="paralab.tests.record_job", sent_at=timezone.now())
+        job_claim(job_id=job.pk)
+        Job.objects.filter(pk=job.pk).update(attempts=2, heartbeat_at=timezone.now() - timedelta(hours=1))
+        with self.assertLogs("paralab.jobs", level="WARNING"):
+            self.assertEqual(jobs_reap_stale()["failed"], 1)
+        job = Job.objects.get(pk=job.pk)
+        self.assertEqual(job.status, Job.Status.FAILED)
+        self.assertIn("after 2 attempts", job.error)
+
+    @override_settings(PARALAB_JOB_RESEND_S=60)
+    def test_reaper_sends_again_queued_jobs_whose_message_was_lost(self):
+        never = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
+        old = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
+        recent = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
+        an_hour_ago = timezone.now() - timedelta(hours=1)
+        Job.objects.filter(pk__in=[never.pk, old.pk, recent.pk]).update(
+            task="paralab.tests.record_job", created_at=an_hour_ago)
+        Job.objects.filter(pk=old.pk).update(sent_at=an_hour_ago)
+        Job.objects.filter(pk=recent.pk).update(sent_at=timezone.now())
+        SENT.clear()
+        with self.assertLogs("paralab.jobs", level="WARNING"):
+            counts = jobs_reap_stale()
+        self.assertEqual(counts, {"requeued": 0, "failed": 0, "resent": 2})
+        self.assertEqual(sorted(SENT), [never.pk, old.pk])
+        self.assertIn("never reached the broker", Job.objects.get(pk=never.pk).log)
+        self.assertIn("was not picked up", Job.objects.get(pk=old.pk).log)
+        self.assertEqual(Job.objects.get(pk=recent.pk).log, "")
+
+    def test_a_superseded_attempt_cannot_record_its_outcome(self):
+        job = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
+
+        def body(j, report):
+            # Meanwhile the reaper judged this worker lost and another worker claimed the job.
+            Job.objects.filter(pk=j.pk).update(attempts=j.attempts + 1)
+            return {"created": 99}
+
+        with self.assertLogs("paralab.jobs", level="WARNING") as logs:
+            out = job_run(job_id=job.pk, body=body)
+        self.assertEqual(out.status, Job.Status.RUNNING)
+        self.assertEqual(out.result, {})
+        self.assertIn("superseded", "\n".join(logs.output))
