@@ -177,6 +177,7 @@ def start_server(port: int, workers: int, threads: int) -> tuple[subprocess.Pope
         sys.executable, "-m", "gunicorn", "paralab.wsgi", "--pythonpath", "platform",
         "--bind", f"{HOST}:{port}", "--workers", str(workers), "--worker-class", "gthread",
         "--threads", str(threads), "--timeout", "120", "--keep-alive", "120", "--log-level", "warning",
+        "--preload",  # as docker-compose: paralab.wsgi loads spaCy once, before the workers fork
     ]
     env = {
         **os.environ, "DEBUG": "0", "SECRET_KEY": "loadbench-" + "x" * 50, "ALLOWED_HOSTS": HOST,

@@ -20,7 +20,9 @@ from rest_framework.views import APIView
 
 from corpus.models import Dataset
 from corpus.selectors import dataset_get
+from paralab.fields import StrictBooleanField
 from paralab.permissions import IsStaff
+from paralab.schema import ErrorSerializer
 
 from . import selectors, services
 from .models import AnnotationItem, Label
@@ -115,7 +117,7 @@ def _rating(name: str) -> serializers.IntegerField:
 
 
 class LabelInputSerializer(serializers.Serializer):
-    valid = serializers.BooleanField()
+    valid = StrictBooleanField()  # required in form data too
     solvability = _rating("solvability")
     diversity = _rating("diversity")
     fluency = _rating("fluency")
@@ -128,7 +130,7 @@ class UndoInputSerializer(serializers.Serializer):
 
 
 class AdjudicateInputSerializer(serializers.Serializer):
-    valid = serializers.BooleanField()
+    valid = StrictBooleanField()  # required in form data too
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
@@ -136,14 +138,16 @@ _spans_schema = serializers.ListField(child=serializers.DictField())
 _text_schema = inline_serializer("ItemText", {"id": serializers.IntegerField(), "text": serializers.CharField(),
                                                "spans": _spans_schema})
 _progress_schema = inline_serializer("Progress", {"done": serializers.IntegerField(), "total": serializers.IntegerField()})
-_label_schema = inline_serializer("LabelValues", {
+_label_fields = {
     "valid": serializers.BooleanField(), "solvability": serializers.IntegerField(allow_null=True),
     "diversity": serializers.IntegerField(allow_null=True), "fluency": serializers.IntegerField(allow_null=True),
-    "comment": serializers.CharField(),
-})
+    "comment": serializers.CharField(allow_blank=True),
+}
+_label_schema = inline_serializer("LabelValues", _label_fields)
 _item_schema = inline_serializer("AnnotationItemOut", {
     "item": serializers.IntegerField(), "dataset": serializers.IntegerField(), "problem": _text_schema,
-    "paraphrase": _text_schema, "label": _label_schema, "progress": _progress_schema,
+    "paraphrase": _text_schema, "progress": _progress_schema,
+    "label": inline_serializer("LabelValues", _label_fields, allow_null=True, help_text="the caller's label, if any"),
     "judge": inline_serializer("JudgeExplanation", {
         "version": serializers.IntegerField(), "kind": serializers.CharField(), "deciding": serializers.BooleanField(),
         "probability": serializers.FloatField(allow_null=True), "threshold": serializers.FloatField(),
@@ -200,16 +204,32 @@ class AnnotationItemApi(APIView):
         return Response(item_out(user=request.user, item=item))
 
 
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key", OpenApiTypes.STR, location=OpenApiParameter.HEADER, required=False,
+    description="A key the client makes up per label action (a UUID) and sends again when it retries: "
+    "a request the server already applied is not applied twice (at most 64 characters).",
+)
+
+
+def _idempotency_key(request) -> str:
+    key = (request.headers.get("Idempotency-Key") or "").strip()
+    if len(key) > 64:
+        raise ValidationError({"detail": "Idempotency-Key: at most 64 characters"})
+    return key
+
+
 class LabelSubmitApi(APIView):
     """``POST annotation/items/{item}/label/``: 201 for a first label, 200 when the author changes
-    it (or sends it again: nothing counts twice); 403 when the item is not assigned to the caller."""
+    it (or sends it again: nothing counts twice); 403 when the item is not assigned to the caller.
+    A retry carrying the ``Idempotency-Key`` of a request already applied changes nothing."""
 
     @extend_schema(
+        parameters=[IDEMPOTENCY_KEY],
         request=LabelInputSerializer,
         responses={
             201: inline_serializer("LabelResult", {"label": _label_schema, "progress": _progress_schema}),
             200: inline_serializer("LabelResultChanged", {"label": _label_schema, "progress": _progress_schema}),
-            400: _detail, 403: _detail, 404: _detail,
+            400: ErrorSerializer, 403: _detail, 404: _detail,
         },
     )
     def post(self, request, item_id: int):
@@ -217,7 +237,8 @@ class LabelSubmitApi(APIView):
         data = LabelInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            label, created = services.label_submit(user=request.user, item=item, **data.validated_data)
+            label, created = services.label_submit(user=request.user, item=item, **data.validated_data,
+                                                   request_id=_idempotency_key(request))
         except services.NotAssigned as exc:
             raise PermissionDenied(str(exc)) from exc
         except services.AnnotationError as exc:
@@ -232,7 +253,7 @@ class ItemSkipApi(APIView):
     """``POST annotation/items/{item}/skip/``: pass on an item (it is not offered to the caller again)."""
 
     @extend_schema(request=None, responses={200: inline_serializer("SkipResult", {"progress": _progress_schema}),
-                                            400: _detail, 403: _detail, 404: _detail})
+                                            400: ErrorSerializer, 403: _detail, 404: _detail})
     def post(self, request, item_id: int):
         item = _member_item_or_403(request.user, item_id)
         try:
@@ -248,12 +269,13 @@ class LabelUndoApi(APIView):
     """``POST annotation/undo/ {"dataset"}``: remove the caller's latest label there → 200 ITEM
     (the item, leased to them again, label null) or 204 when there is nothing to undo."""
 
-    @extend_schema(request=UndoInputSerializer, responses={200: _item_schema, 204: None, 404: _detail})
+    @extend_schema(parameters=[IDEMPOTENCY_KEY], request=UndoInputSerializer,
+                   responses={200: _item_schema, 204: None, 400: ErrorSerializer, 404: _detail})
     def post(self, request):
         data = UndoInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         dataset = _member_dataset_or_404(request.user, data.validated_data["dataset"])
-        item = services.label_undo(user=request.user, dataset=dataset)
+        item = services.label_undo(user=request.user, dataset=dataset, request_id=_idempotency_key(request))
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(item_out(user=request.user, item=item, with_label=False))
@@ -315,7 +337,7 @@ class DisagreementListApi(APIView):
             OpenApiParameter("dataset", OpenApiTypes.INT, required=True),
             OpenApiParameter("kind", str, enum=list(selectors.DISAGREEMENT_KINDS), default="human_human"),
         ],
-        responses={200: OpenApiTypes.OBJECT, 400: _detail, 404: _detail},
+        responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: _detail},
     )
     def get(self, request):
         query = DisagreementQuerySerializer(data=request.query_params)
@@ -330,7 +352,7 @@ class ItemAdjudicateApi(APIView):
 
     permission_classes = [IsStaff]
 
-    @extend_schema(request=AdjudicateInputSerializer, responses={200: OpenApiTypes.OBJECT, 400: _detail, 404: _detail})
+    @extend_schema(request=AdjudicateInputSerializer, responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: _detail})
     def post(self, request, item_id: int):
         item = _item_or_404(item_id)
         data = AdjudicateInputSerializer(data=request.data)

@@ -29,10 +29,23 @@ class AnnotationItem(models.Model):
         default=dict, blank=True,
         help_text='Highlight spans, computed once: {"problem": [...], "paraphrase": [...]} (ml.highlight).',
     )
+    label_count = models.PositiveIntegerField(
+        default=0, editable=False,
+        help_text="How many labels the item has: kept by the Label signals (annotation.signals) in the "
+        "transaction that adds or removes one, so the queue finds started and fresh items by index.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
+        indexes = [
+            # Items someone started and nobody finished: the head of a "complete" fill order. Small
+            # (about the annotators at work), however many items the dataset has.
+            models.Index(fields=["dataset", "label_count"], name="annotationitem_started",
+                         condition=models.Q(label_count__gt=0) & models.Q(label_count__lt=models.F("required_labels"))),
+            # Items nobody labelled yet: counted (progress) without reading the finished ones.
+            models.Index(fields=["dataset", "id"], name="annotationitem_fresh", condition=models.Q(label_count=0)),
+        ]
 
     def __str__(self) -> str:
         return f"item {self.pk} (candidate {self.candidate_id})"
@@ -66,6 +79,8 @@ class Assignment(models.Model):
             # "what does this annotator hold" (next, progress) and "which slots are taken" (next).
             models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
             models.Index(fields=["item", "status", "leased_until"], name="assignment_item_slots"),
+            # Running leases (few: a lease becomes "done" once labelled), found without a scan.
+            models.Index(fields=["leased_until"], name="assignment_leases", condition=models.Q(status="leased")),
         ]
 
     def __str__(self) -> str:
@@ -85,11 +100,20 @@ class LabelHistory(models.Model):
     label = models.ForeignKey("Label", null=True, blank=True, on_delete=models.SET_NULL, related_name="history")
     action = models.CharField(max_length=8, choices=Action.choices)
     data = models.JSONField(default=dict, help_text="The label's values after the change (before it, for undone).")
+    request_id = models.CharField(
+        max_length=64, blank=True,
+        help_text="The client's Idempotency-Key of the request that made the change: a retry of a request "
+        "the server already applied (the answer was lost on the way) changes nothing.",
+    )
     at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["annotator", "item"], name="labelhistory_annotator_item")]
+        constraints = [
+            models.UniqueConstraint(fields=["annotator", "request_id"], condition=~models.Q(request_id=""),
+                                    name="labelhistory_one_change_per_request"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.action} by {self.annotator_id} on item {self.item_id}"

@@ -8,8 +8,11 @@ skipped or hold, so no one labels an item twice.
 Balance. Each annotator's share of a dataset is ``ceil(Σ k / members)`` items (capped at the
 number of items): with two annotators and k = 2 both label everything; with four, each labels
 half. The share follows the member list, so removing an absent annotator hands their part to the
-others. Within the share, items with the fewest taken slots come first (every item gets its
-first label before any gets its last), then the dataset's ``queue_order``.
+others. Within the share, the dataset's ``fill_order`` comes first: ``complete`` (the default)
+offers the items with the most taken slots first, so an item someone labelled goes to the next
+annotator until it has its k labels and agreement arrives from the first hour; ``breadth`` offers
+the fewest first (every item gets its first label before any gets its last). Then the dataset's
+``queue_order``.
 
 Annotator-facing reads take the user and only ever return their own labels; the agreement and
 disagreement reads are for staff (the API checks the role).
@@ -17,6 +20,7 @@ disagreement reads are for staff (the API checks the role).
 from __future__ import annotations
 
 import math
+import time
 from collections import defaultdict
 from datetime import datetime
 from itertools import combinations
@@ -123,10 +127,19 @@ def open_items(*, user, dataset: Dataset, now: datetime | None = None) -> QueryS
     )
 
 
-def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset) -> QuerySet[AnnotationItem]:
-    """``qs`` (annotated ``taken``) in the order ``user`` is offered it: fewest taken slots first,
-    then the dataset's ``queue_order``, then id."""
+def _fill(dataset: Dataset):
+    """The leading sort key of the dataset's fill order, over the annotated ``taken`` slots."""
+    if dataset.fill_order == Dataset.FillOrder.BREADTH:
+        return F("taken").asc()
+    return F("taken").desc()
+
+
+def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset, judge=None) -> QuerySet[AnnotationItem]:
+    """``qs`` (annotated ``taken``) in the order ``user`` is offered it: the dataset's fill order
+    (most taken slots first for ``complete``, fewest for ``breadth``), then its ``queue_order``,
+    then id."""
     order = dataset.queue_order
+    taken = _fill(dataset)
     if order == Dataset.QueueOrder.DISAGREEMENT:
         said_valid = Count("labels", filter=Q(labels__valid=True), distinct=True)
         said_invalid = Count("labels", filter=Q(labels__valid=False), distinct=True)
@@ -136,24 +149,116 @@ def queue_order(*, qs: QuerySet[AnnotationItem], user, dataset: Dataset) -> Quer
         return (
             qs.annotate(said_valid=said_valid, said_invalid=said_invalid)
             .annotate(conflict=conflict)
-            .order_by(F("conflict").desc(), "taken", "id")
+            .order_by(F("conflict").desc(), taken, "id")
         )
     if order == Dataset.QueueOrder.RANDOM:
         # A fixed shuffle per annotator: a Weyl sequence (golden-ratio multiplier modulo a prime)
         # spreads consecutive ids evenly; the user's seed shifts it. Portable SQL (no RANDOM(seed)).
         seed = (int(user.pk) * 7919) % 1_000_003
         key = Mod((F("id") + Value(seed)) * Value(2_654_435_761), Value(4_294_967_291))
-        return qs.annotate(shuffle=ExpressionWrapper(key, output_field=IntegerField())).order_by("taken", "shuffle", "id")
-    judge = current_decision()
+        return qs.annotate(shuffle=ExpressionWrapper(key, output_field=IntegerField())).order_by(taken, "shuffle", "id")
+    judge = judge or current_decision()
     if judge.version_id is None:
-        return qs.order_by("taken", "id")
+        return qs.order_by(taken, "id")
     # The deciding judge's score, joined (LEFT JOIN … ON model_version) rather than looked up per row.
     scored = qs.annotate(
         active_score=FilteredRelation("candidate__scores", condition=Q(candidate__scores__model_version_id=judge.version_id))
     )
     distance = Abs(F(f"active_score__{judge.column}") - Value(judge.threshold))
     # Prodigy's prefer_uncertain: the score nearest the threshold first; unscored items after.
-    return scored.annotate(uncertainty=distance).order_by("taken", F("uncertainty").asc(nulls_last=True), "id")
+    return scored.annotate(uncertainty=distance).order_by(taken, F("uncertainty").asc(nulls_last=True), "id")
+
+
+def _int(expression):
+    return ExpressionWrapper(expression, output_field=IntegerField())
+
+
+def _started_open(*, user, dataset: Dataset, now: datetime) -> QuerySet[AnnotationItem]:
+    """``open_items`` restricted to items someone started (a label or a running lease): found by
+    the partial index on unfinished labelled items and the one on running leases, so the cost
+    follows the items in progress, not the dataset's size."""
+    leased = list(
+        Assignment.objects.filter(_active_lease(now), item__dataset=dataset).values_list("item_id", flat=True).distinct()
+    )
+    started = Q(label_count__gt=0, label_count__lt=F("required_labels"))
+    if leased:
+        started |= Q(pk__in=leased)
+    leases = _count(Assignment.objects.filter(_active_lease(now), item=OuterRef("pk")), "item")
+    return (
+        AnnotationItem.objects.filter(dataset=dataset)
+        .filter(started)
+        .exclude(_held_by(user, now))
+        .annotate(taken=_int(F("label_count") + leases))
+        .filter(taken__lt=F("required_labels"))
+    )
+
+
+def _fresh_open(*, user, dataset: Dataset, now: datetime) -> QuerySet[AnnotationItem]:
+    """``open_items`` restricted to items nobody started: no label, no running lease (and not
+    skipped by ``user``). Their ``taken`` is 0."""
+    running = Assignment.objects.filter(_active_lease(now), item=OuterRef("pk"))
+    passed = Assignment.objects.filter(item=OuterRef("pk"), annotator=user,
+                                       status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED])
+    return (
+        AnnotationItem.objects.filter(dataset=dataset, label_count=0, required_labels__gt=0)
+        .exclude(Exists(running))
+        .exclude(Exists(passed))
+    )
+
+
+def _fresh_head(qs: QuerySet[AnnotationItem], *, user, dataset: Dataset, limit: int, judge) -> list[int]:
+    """The first ``limit`` fresh items (ids) in the dataset's queue order.
+
+    Uncertainty order reads the deciding judge's scores outward from the threshold, from the score
+    index: the nearest ``limit`` at or above it and the nearest ``limit`` below it, merged by
+    distance (then id) — the same items, in the same order, as sorting every item by
+    ``|score − threshold|``, without reading the ones that cannot make the head. Unscored items
+    follow, by id."""
+    if limit <= 0:
+        return []
+    order = dataset.queue_order
+    if order == Dataset.QueueOrder.RANDOM:
+        seed = (int(user.pk) * 7919) % 1_000_003
+        key = Mod((F("id") + Value(seed)) * Value(2_654_435_761), Value(4_294_967_291))
+        return list(qs.annotate(shuffle=_int(key)).order_by("shuffle", "id").values_list("pk", flat=True)[:limit])
+    if order == Dataset.QueueOrder.DISAGREEMENT or judge.version_id is None:
+        return list(qs.order_by("id").values_list("pk", flat=True)[:limit])
+    scored = qs.annotate(
+        active_score=FilteredRelation("candidate__scores", condition=Q(candidate__scores__model_version_id=judge.version_id))
+    )
+    column, threshold = f"active_score__{judge.column}", judge.threshold
+    above = scored.filter(**{f"{column}__gte": threshold}).order_by(F(column).asc(), "id")
+    below = scored.filter(**{f"{column}__lt": threshold}).order_by(F(column).desc(), "id")
+    near = list(above.values_list("pk", column)[:limit].union(below.values_list("pk", column)[:limit], all=True))
+    head = [pk for pk, _ in sorted(near, key=lambda row: (abs(row[1] - threshold), row[0]))[:limit]]
+    if len(head) < limit:
+        unscored = scored.filter(**{f"{column}__isnull": True}).order_by("id")
+        head += list(unscored.values_list("pk", flat=True)[:limit - len(head)])
+    return head
+
+
+def queue_head(*, user, dataset: Dataset, now: datetime | None = None, limit: int,
+               started_only: bool = False) -> list[int]:
+    """The first ``limit`` items (ids) ``user`` is offered on ``dataset``: ``open_items`` in
+    ``queue_order``, read in two parts so that it stays fast on a bank of hundreds of thousands
+    of items. Started items (``taken`` ≥ 1) come first in fill order ``complete``, last in
+    ``breadth``; fresh ones (``taken`` = 0) fill the rest. ``started_only``: no fresh item (an
+    annotator past their share only finishes items others started)."""
+    now = now or timezone.now()
+    judge = current_decision() if dataset.queue_order == Dataset.QueueOrder.UNCERTAINTY else None
+    started = queue_order(qs=_started_open(user=user, dataset=dataset, now=now), user=user, dataset=dataset,
+                          judge=judge)
+    started_ids = started.values_list("pk", flat=True)
+    if started_only:
+        return list(started_ids[:limit])
+    fresh = _fresh_open(user=user, dataset=dataset, now=now)
+    if dataset.fill_order == Dataset.FillOrder.BREADTH:
+        head = _fresh_head(fresh, user=user, dataset=dataset, limit=limit, judge=judge)
+        if len(head) < limit:
+            head += list(started_ids[:limit - len(head)])
+        return head
+    head = list(started_ids[:limit])
+    return head + _fresh_head(fresh, user=user, dataset=dataset, limit=limit - len(head), judge=judge)
 
 
 # --- progress -------------------------------------------------------------------------------------
@@ -191,19 +296,47 @@ def _held(user, dataset_ref, now: datetime) -> QuerySet[Assignment]:
 def open_item_count(*, user, dataset: Dataset, now: datetime, limit: int) -> int:
     """How many items ``open_items`` holds for ``user``, counting no further than ``limit``.
 
-    Unordered, with a per-item index probe for the taken slots, so PostgreSQL stops at the
-    ``limit``-th open item instead of grouping every label and lease of the table.
-    """
+    Started items are few (the partial index); fresh ones are counted on the index of items with
+    no label, up to ``limit`` plus the fresh items ``user`` may not take (running leases, their
+    own skips: few, from the assignment indexes), which are then taken off. So a bank of 500,000
+    items costs an index range of at most ``limit`` entries, and no per-item subquery."""
     if limit <= 0:
         return 0
-    return (
-        AnnotationItem.objects.filter(dataset=dataset)
-        .exclude(_held_by(user, now))
-        .annotate(taken=taken_slots(now))
-        .filter(taken__lt=F("required_labels"))
-        .order_by()[:limit]
-        .count()
+    started = _started_open(user=user, dataset=dataset, now=now).order_by()[:limit].count()
+    if started >= limit:
+        return limit
+    excluded = (
+        Assignment.objects.filter(item__dataset=dataset, item__label_count=0, item__required_labels__gt=0)
+        .filter(_active_lease(now) | Q(annotator=user, status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED]))
+        .values("item").distinct().count()
     )
+    fresh = (
+        AnnotationItem.objects.filter(dataset=dataset, label_count=0, required_labels__gt=0)
+        .order_by()[:limit - started + excluded].count()
+    ) - excluded
+    return min(limit, started + max(0, fresh))
+
+
+# A large dataset's item count and slots (Σ k), per process: counting 500,000 items on every
+# `next` and `label` costs more than the rest of the request. Kept SIZES_CACHE_S seconds and only
+# for datasets of SIZES_CACHE_MIN_ITEMS items or more (small ones are counted every time, exactly);
+# forgotten in this process when items are added or removed (annotation.signals) or k changes.
+# Another process may use the old sizes for up to SIZES_CACHE_S: the share it balances by is then
+# that much out of date, which changes whom an item goes to, never whether it gets its k labels.
+SIZES_CACHE_S = 30.0
+SIZES_CACHE_MIN_ITEMS = 10_000
+_sizes: dict[int, tuple[float, int, int, int]] = {}  # dataset id → (expires, k, n_items, slots)
+
+
+def dataset_sizes_forget(dataset_id: int) -> None:
+    _sizes.pop(dataset_id, None)
+
+
+def _cached_sizes(dataset: Dataset) -> tuple[int, int] | None:
+    hit = _sizes.get(dataset.pk)
+    if hit is None or hit[0] < time.monotonic() or hit[1] != dataset.labels_per_item:
+        return None
+    return hit[2], hit[3]
 
 
 def annotator_standing(*, user, dataset: Dataset, now: datetime | None = None) -> dict[str, int]:
@@ -211,23 +344,33 @@ def annotator_standing(*, user, dataset: Dataset, now: datetime | None = None) -
     share they are asked for (``annotator_share``) and running leases on items they have not
     labelled yet."""
     now = now or timezone.now()
-    items = AnnotationItem.objects.filter(dataset=OuterRef("pk")).order_by().values("dataset")
     members = Dataset.annotators.through.objects.filter(dataset=OuterRef("pk"))
+    sizes = _cached_sizes(dataset)
+    counts = {}
+    if sizes is None:
+        items = AnnotationItem.objects.filter(dataset=OuterRef("pk")).order_by().values("dataset")
+        counts = {
+            "n_items": _count(AnnotationItem.objects.filter(dataset=OuterRef("pk")), "dataset"),
+            "slots": Coalesce(Subquery(items.annotate(s=Sum("required_labels")).values("s"),
+                                       output_field=IntegerField()), Value(0)),
+        }
     row = (
         Dataset.objects.filter(pk=dataset.pk)
         .annotate(
-            n_items=_count(AnnotationItem.objects.filter(dataset=OuterRef("pk")), "dataset"),
-            slots=Coalesce(Subquery(items.annotate(s=Sum("required_labels")).values("s"),
-                                    output_field=IntegerField()), Value(0)),
+            **counts,
             members=_count(members, "dataset"),
             done=_count(Label.objects.filter(annotator=user, item__dataset=OuterRef("pk")), "item__dataset"),
             held=_count(_held(user, OuterRef("pk"), now), "item__dataset"),
         )
-        .values_list("n_items", "slots", "members", "done", "held")
+        .values(*counts, "members", "done", "held")
         .first()
-    )
-    n_items, slots, members, done, held = row or (0, 0, 0, 0, 0)
-    return {"done": done, "share": annotator_share(n_items=n_items, slots=slots, members=members), "held": held}
+    ) or {"n_items": 0, "slots": 0, "members": 0, "done": 0, "held": 0}
+    if sizes is None:
+        sizes = row["n_items"], row["slots"]
+        if sizes[0] >= SIZES_CACHE_MIN_ITEMS:
+            _sizes[dataset.pk] = (time.monotonic() + SIZES_CACHE_S, dataset.labels_per_item, *sizes)
+    share = annotator_share(n_items=sizes[0], slots=sizes[1], members=row["members"])
+    return {"done": row["done"], "share": share, "held": row["held"]}
 
 
 def progress_from(*, user, dataset: Dataset, done: int, share: int, held: int, now: datetime,
@@ -236,8 +379,8 @@ def progress_from(*, user, dataset: Dataset, done: int, share: int, held: int, n
     held + open items)``. ``open_seen``: open items the caller already knows of (say, the queue it
     just read); with ``open_all_seen`` they are all there are. The open items are counted in the
     database only when they matter and are not known."""
-    if done >= share:
-        return {"done": done, "total": done}
+    if done >= share:  # past the share (fill order complete): what they hold is still theirs to do
+        return {"done": done, "total": done + held}
     still = share - done
     have = held + open_seen
     if have < still and not open_all_seen:
@@ -247,9 +390,9 @@ def progress_from(*, user, dataset: Dataset, done: int, share: int, held: int, n
 
 def _progress(*, user, dataset: Dataset, share: int, now: datetime) -> dict[str, int]:
     done = _done(user, dataset)
-    if done >= share:
-        return {"done": done, "total": done}
     held = _held(user, dataset, now).count()
+    if done >= share:
+        return {"done": done, "total": done + held}
     return progress_from(user=user, dataset=dataset, done=done, share=share, held=held, now=now)
 
 
@@ -262,14 +405,71 @@ def annotation_progress(*, user, dataset: Dataset, now: datetime | None = None) 
 
 
 def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
-    """Progress of every member of ``dataset`` and of anyone else who labelled it, by username."""
+    """Progress of every member of ``dataset`` and of anyone else who labelled it, by username:
+    the same numbers as ``annotation_progress`` per person, computed for all of them at once in a
+    fixed number of grouped queries (200 annotators on 500,000 items would be 1,200 queries)."""
     now = timezone.now()
     share = _share(dataset)
     User = get_user_model()
-    users = User.objects.filter(
+    users = list(User.objects.filter(
         Q(pk__in=dataset.annotators.values("pk")) | Q(pk__in=Label.objects.filter(item__dataset=dataset).values("annotator"))
-    ).order_by("username")
-    return [{"annotator": u.username, **_progress(user=u, dataset=dataset, share=share, now=now)} for u in users]
+    ).order_by("username").values_list("pk", "username"))
+    if not users:
+        return []
+    done = dict(Label.objects.filter(item__dataset=dataset).order_by().values("annotator")
+                .annotate(n=Count("pk")).values_list("annotator", "n"))
+    # Running leases on items the holder has not labelled (``_held``), per holder.
+    held = dict(
+        Assignment.objects.filter(_active_lease(now), item__dataset=dataset)
+        .exclude(Exists(Label.objects.filter(item=OuterRef("item"), annotator=OuterRef("annotator"))))
+        .order_by().values("annotator").annotate(n=Count("pk")).values_list("annotator", "n")
+    )
+    # Open items per person = started items with a free slot they do not hold, plus fresh items
+    # (no label, no running lease) they did not pass on.
+    leases = _count(Assignment.objects.filter(_active_lease(now), item=OuterRef("pk")), "item")
+    leased = list(Assignment.objects.filter(_active_lease(now), item__dataset=dataset)
+                  .values_list("item_id", flat=True).distinct())
+    started = Q(label_count__gt=0, label_count__lt=F("required_labels"))
+    if leased:
+        started |= Q(pk__in=leased)
+    started_open = set(
+        AnnotationItem.objects.filter(dataset=dataset).filter(started)
+        .annotate(taken=_int(F("label_count") + leases)).filter(taken__lt=F("required_labels"))
+        .values_list("pk", flat=True)
+    )
+    holds: dict[int, set[int]] = defaultdict(set)  # person → started open items they hold
+    if started_open:
+        for user_id, item_id in Label.objects.filter(item__in=started_open).values_list("annotator", "item"):
+            holds[user_id].add(item_id)
+        for user_id, item_id in (
+            Assignment.objects.filter(item__in=started_open)
+            .filter(Q(status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED]) | _active_lease(now))
+            .values_list("annotator", "item")
+        ):
+            holds[user_id].add(item_id)
+    fresh = AnnotationItem.objects.filter(dataset=dataset, label_count=0, required_labels__gt=0)
+    fresh_free = fresh.count() - fresh.filter(pk__in=leased).count()
+    running = Assignment.objects.filter(_active_lease(now), item=OuterRef("item"))
+    passed = dict(
+        Assignment.objects.filter(item__dataset=dataset, item__label_count=0, item__required_labels__gt=0,
+                                  status__in=[Assignment.Status.DONE, Assignment.Status.SKIPPED])
+        .exclude(Exists(running))
+        .order_by().values("annotator").annotate(n=Count("item", distinct=True)).values_list("annotator", "n")
+    )
+    out = []
+    for user_id, username in users:
+        mine_done, mine_held = done.get(user_id, 0), held.get(user_id, 0)
+        if mine_done >= share:
+            total = mine_done + mine_held
+        else:
+            still = share - mine_done
+            have = mine_held
+            if have < still:
+                open_count = len(started_open - holds[user_id]) + fresh_free - passed.get(user_id, 0)
+                have = mine_held + min(still - mine_held, max(0, open_count))
+            total = mine_done + min(still, have)
+        out.append({"annotator": username, "done": mine_done, "total": total})
+    return out
 
 
 def annotator_share_reached(*, user, dataset: Dataset) -> bool:
@@ -331,16 +531,37 @@ def label_list(*, user, dataset: Dataset) -> QuerySet[Label]:
 # --- agreement ------------------------------------------------------------------------------------
 
 
-def _pair_stats(per_item: dict[int, dict[str, Any]], a: str, b: str, kappa) -> dict[str, Any] | None:
-    shared = [(v[a], v[b]) for v in per_item.values() if v.get(a) is not None and v.get(b) is not None]
-    if not shared:
-        return None
-    xs, ys = [x for x, _ in shared], [y for _, y in shared]
-    return {"a": a, "b": b, "n": len(shared), "agreement": observed_agreement(xs, ys), "kappa": kappa(xs, ys)}
+def _pair_values(per_item: dict[int, dict[str, Any]]) -> dict[tuple[str, str], tuple[list, list]]:
+    """Per annotator pair (a < b), the values both gave on the items both labelled.
+
+    Walks the items, not the pairs: an item with m labels adds to its m(m-1)/2 pairs, so the cost
+    follows the labels (k² per item) and not annotators² × items (200 annotators are 19,900 pairs).
+    """
+    shared: dict[tuple[str, str], tuple[list, list]] = {}
+    for values in per_item.values():
+        present = sorted((name, value) for name, value in values.items() if value is not None)
+        for (a, x), (b, y) in combinations(present, 2):
+            xs, ys = shared.setdefault((a, b), ([], []))
+            xs.append(x)
+            ys.append(y)
+    return shared
 
 
-def dataset_agreement(*, dataset: Dataset) -> dict[str, Any]:
+def _pair_stats(shared: dict[tuple[str, str], tuple[list, list]], kappa, limit: int | None = None) -> list[dict[str, Any]]:
+    """Agreement per pair, by annotator names; with ``limit``, only the ``limit`` pairs that share
+    the most items (most first), the others not computed at all."""
+    pairs = sorted(shared.items())
+    if limit is not None and len(pairs) > limit:
+        pairs = sorted(pairs, key=lambda pair: (-len(pair[1][0]), pair[0]))[:limit]
+    return [{"a": a, "b": b, "n": len(xs), "agreement": observed_agreement(xs, ys), "kappa": kappa(xs, ys)}
+            for (a, b), (xs, ys) in pairs]
+
+
+def dataset_agreement(*, dataset: Dataset, pairs_limit: int | None = None) -> dict[str, Any]:
     """Agreement among the annotators of ``dataset`` (JSON-safe; undefined kappas are None).
+
+    ``pairs_limit`` (the dashboard): per table only the pairs sharing the most items, with
+    ``pairs_total`` saying how many pairs there are (200 annotators can make 19,900 pairs).
 
     ``binary``: Cohen's kappa per annotator pair on valid/invalid over the items both labelled,
     and Fleiss' kappa over the items with the most common number of labels (at least two).
@@ -360,9 +581,9 @@ def dataset_agreement(*, dataset: Dataset) -> dict[str, Any]:
             if value is not None:
                 ratings[name][item_id][username] = value
     annotators = sorted({username for _, username, *_ in rows})
-    pairs = list(combinations(annotators, 2))
 
-    binary_pairs = [p for a, b in pairs if (p := _pair_stats(valid, a, b, cohen_kappa))]
+    binary_shared = _pair_values(valid)
+    binary_pairs = _pair_stats(binary_shared, cohen_kappa, pairs_limit)
     fleiss = None
     counts = [len(v) for v in valid.values() if len(v) >= 2]
     if counts:
@@ -376,21 +597,24 @@ def dataset_agreement(*, dataset: Dataset) -> dict[str, Any]:
     def _weighted(xs, ys):
         return weighted_kappa(xs, ys, weights="quadratic", categories=range(6))
 
-    return {
+    result = {
         "dataset": dataset.pk,
         "n_items": sum(1 for v in valid.values() if len(v) >= 2),
         "n_labelled_items": len(valid),
         "n_labels": len(rows),
         "annotators": annotators,
         "binary": {"method": "Cohen's kappa", "pairs": binary_pairs, "fleiss": fleiss},
-        "ratings": {
-            name: {
-                "method": "quadratic-weighted kappa",
-                "pairs": [p for a, b in pairs if (p := _pair_stats(ratings[name], a, b, _weighted))],
-            }
-            for name in RATINGS
-        },
+        "ratings": {},
     }
+    if pairs_limit is not None:
+        result["binary"]["pairs_total"] = len(binary_shared)
+    for name in RATINGS:
+        shared = _pair_values(ratings[name])
+        block = {"method": "quadratic-weighted kappa", "pairs": _pair_stats(shared, _weighted, pairs_limit)}
+        if pairs_limit is not None:
+            block["pairs_total"] = len(shared)
+        result["ratings"][name] = block
+    return result
 
 
 # --- disagreements --------------------------------------------------------------------------------
@@ -410,31 +634,53 @@ def _model_scores(candidate_ids: list[int], version_id: int | None, column: str 
     )
 
 
-def disagreements(*, dataset: Dataset, kind: str) -> list[dict[str, Any]]:
-    """``human_human``: items of ``dataset`` whose annotators split on valid/invalid (the
-    adjudication queue; resolved ones keep their adjudicated gold). ``human_model``: gold-labelled
-    candidates of ``dataset`` that the active ParaQD version, at its threshold, judges the other way.
-    """
+def disagreement_ids(*, dataset: Dataset, kind: str) -> list[int]:
+    """The candidate ids of ``disagreements`` (in the same order), without building the rows."""
     if kind not in DISAGREEMENT_KINDS:
         raise ValueError(f"kind must be one of {', '.join(DISAGREEMENT_KINDS)}")
     judge = current_decision()
-    version_id, threshold = judge.version_id, judge.threshold
     if kind == "human_human":
-        candidate_ids = list(
-            AnnotationItem.objects.filter(dataset=dataset)
-            .filter(Exists(Label.objects.filter(item=OuterRef("pk"), valid=True)))
-            .filter(Exists(Label.objects.filter(item=OuterRef("pk"), valid=False)))
-            .order_by("id")
-            .values_list("candidate_id", flat=True)
+        # Grouped from the labels' side: the items with both a valid and an invalid label.
+        split = (
+            Label.objects.filter(item__dataset=dataset).order_by().values("item")
+            .annotate(yes=Count("pk", filter=Q(valid=True)), no=Count("pk", filter=Q(valid=False)))
+            .filter(yes__gt=0, no__gt=0).values("item")
         )
-    else:
-        if version_id is None:
-            return []
-        golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
-        candidate_ids = list(
-            disagreeing_gold(golds, version_id=version_id, threshold=threshold, column=judge.column).order_by("candidate_id").values_list("candidate_id", flat=True)
-        )
-    return _disagreement_rows(candidate_ids, version_id=version_id, threshold=threshold, column=judge.column)
+        return list(AnnotationItem.objects.filter(pk__in=split).order_by("id").values_list("candidate_id", flat=True))
+    if judge.version_id is None:
+        return []
+    golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
+    return list(
+        disagreeing_gold(golds, version_id=judge.version_id, threshold=judge.threshold, column=judge.column)
+        .order_by("candidate_id").values_list("candidate_id", flat=True)
+    )
+
+
+def disagreements(*, dataset: Dataset, kind: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """``human_human``: items of ``dataset`` whose annotators split on valid/invalid (the
+    adjudication queue; resolved ones keep their adjudicated gold). ``human_model``: gold-labelled
+    candidates of ``dataset`` that the active ParaQD version, at its threshold, judges the other way.
+    ``limit``: only the first rows (the ids are still all read, the rows built for those only).
+    """
+    judge = current_decision()
+    candidate_ids = disagreement_ids(dataset=dataset, kind=kind)
+    if limit is not None:
+        candidate_ids = candidate_ids[:limit]
+    return _disagreement_rows(candidate_ids, version_id=judge.version_id, threshold=judge.threshold,
+                              column=judge.column)
+
+
+def disagreement_summary(*, dataset: Dataset, kind: str, limit: int) -> dict[str, Any]:
+    """``{"rows": the first ``limit`` rows, "count": all of them, "pending": those without a staff
+    adjudication}`` (the dashboard's view of ``disagreements``)."""
+    ids = disagreement_ids(dataset=dataset, kind=kind)
+    adjudicated = 0
+    if ids:
+        adjudicated = GoldLabel.objects.filter(candidate__problem__dataset=dataset, candidate_id__in=ids,
+                                               source=GoldLabel.Source.ADJUDICATION).count()
+    judge = current_decision()
+    rows = _disagreement_rows(ids[:limit], version_id=judge.version_id, threshold=judge.threshold, column=judge.column)
+    return {"rows": rows, "count": len(ids), "pending": len(ids) - adjudicated}
 
 
 def _disagreement_rows(

@@ -85,12 +85,15 @@ def annotation_next_with_progress(*, user, dataset: Dataset) -> tuple[Annotation
         current.item.dataset = dataset
         return current.item, selectors.annotation_progress(user=user, dataset=dataset, now=now)
     standing = selectors.annotator_standing(user=user, dataset=dataset, now=now)
-    if standing["done"] >= standing["share"]:
+    past_share = standing["done"] >= standing["share"]
+    if past_share and dataset.fill_order != Dataset.FillOrder.COMPLETE:
         return None, None
-    queue = selectors.queue_order(qs=selectors.open_items(user=user, dataset=dataset, now=now), user=user, dataset=dataset)
+    # Filling items to completion can leave the last started items with no partner below their
+    # share (the others labelled them already): past the share, an annotator still finishes items
+    # someone started, never starts a fresh one. Every item still reaches its k labels.
     # The queue is read without locks; its head is then locked row by row, skipping rows another
     # annotator's `next` holds this instant, and each locked item's slots are counted again.
-    rows = list(queue.values_list("pk", flat=True)[:_QUEUE_HEAD])
+    rows = selectors.queue_head(user=user, dataset=dataset, now=now, limit=_QUEUE_HEAD, started_only=past_share)
     ids = list(dict.fromkeys(rows))
     full = 0  # items of the head found full once locked: not open after all
     for start in range(0, len(ids), _LOCK_BATCH):
@@ -193,19 +196,27 @@ def label_submit(
     fluency: int | None = None,
     comment: str = "",
     time_spent_ms: int | None = None,
+    request_id: str = "",
 ) -> tuple[Label, bool]:
     """Record ``user``'s label on ``item`` → (label, created).
 
     One label per annotator and item: sending it again updates it in place (``created`` False),
     so a repeated request never counts twice. Each real change adds a LabelHistory row; sending
-    identical values changes nothing. NotAssigned when the item is not the caller's;
-    AnnotationError for values out of range.
+    identical values changes nothing. With ``request_id`` (the client's Idempotency-Key), a
+    request already applied is not applied again: a retry that arrives after the author changed
+    or undid the label cannot bring the old values back. NotAssigned when the item is not the
+    caller's; AnnotationError for values out of range.
     """
     values = {"valid": valid, "solvability": solvability, "diversity": diversity, "fluency": fluency,
               "comment": comment or ""}
     _validate(values)
     now = timezone.now()
     item = _lock_item(item)
+    if request_id:
+        applied = _applied(user, request_id)
+        if applied is not None:
+            current = Label.objects.filter(item=item, annotator=user).first()
+            return (current or Label(item=item, annotator=user, **applied.data)), False
     label = Label.objects.filter(item=item, annotator=user).first()
     assignment = _check_assigned(item=item, user=user, label=label, now=now)
     created = label is None
@@ -222,7 +233,8 @@ def label_submit(
     else:
         action = None
     if action is not None:
-        LabelHistory.objects.create(item=item, annotator=user, label=label, action=action, data=label_data(label))
+        LabelHistory.objects.create(item=item, annotator=user, label=label, action=action, data=label_data(label),
+                                    request_id=request_id or "")
     if assignment.status != Assignment.Status.DONE or assignment.leased_until is not None:
         Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.DONE, leased_until=None, updated_at=now)
     if action is not None:
@@ -230,19 +242,37 @@ def label_submit(
     return label, created
 
 
+def _applied(user, request_id: str) -> LabelHistory | None:
+    """The change an earlier request with this Idempotency-Key made, if any."""
+    return LabelHistory.objects.filter(annotator=user, request_id=request_id).first()
+
+
 @transaction.atomic
-def label_undo(*, user, dataset: Dataset) -> AnnotationItem | None:
+def label_undo(*, user, dataset: Dataset, request_id: str = "") -> AnnotationItem | None:
     """Remove ``user``'s most recently changed label on ``dataset``; the item is leased to them
-    again (it comes next). Returns the item, or None when they have no label there."""
-    label = (
-        Label.objects.filter(annotator=user, item__dataset=dataset).order_by("-updated_at", "-id").first()
-    )
-    if label is None:
-        return None
-    item = _lock_item(label.item)
+    again (it comes next). Returns the item, or None when they have no label there.
+
+    The label is read again once its item is locked, so an undo racing a label on the same item
+    (a second tab, a retried request) undoes the values that were really stored, and the history
+    ends in the state the tables hold. With ``request_id``, a retried undo that was already
+    applied returns the same item and undoes nothing more.
+    """
+    if request_id:
+        applied = _applied(user, request_id)
+        if applied is not None:
+            return AnnotationItem.objects.select_related("candidate__problem", "dataset").get(pk=applied.item_id)
+    while True:
+        latest = Label.objects.filter(annotator=user, item__dataset=dataset).order_by("-updated_at", "-id").first()
+        if latest is None:
+            return None
+        item = _lock_item(latest.item)
+        label = Label.objects.filter(pk=latest.pk).first()  # as stored now that the item is ours
+        if label is not None:
+            break
+        # A concurrent undo removed it first: the next most recent label is the one to undo.
     now = timezone.now()
     LabelHistory.objects.create(item=item, annotator=user, label=None, action=LabelHistory.Action.UNDONE,
-                                data=label_data(label))
+                                data=label_data(label), request_id=request_id or "")
     label.delete()
     Assignment.objects.update_or_create(
         item=item, annotator=user,
@@ -319,6 +349,7 @@ def dataset_labels_per_item_apply(*, dataset: Dataset) -> int:
     )
     if not changed:
         return 0
+    selectors.dataset_sizes_forget(dataset.pk)
     with transaction.atomic():
         AnnotationItem.objects.filter(pk__in=[i.pk for i in changed]).update(required_labels=dataset.labels_per_item)
         labelled = set(Label.objects.filter(item__in=[i.pk for i in changed]).values_list("item_id", flat=True))

@@ -19,7 +19,13 @@ from django.db import transaction
 from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -30,6 +36,7 @@ from rest_framework.views import APIView
 
 from jobs.models import Job
 from paralab.permissions import IsStaff, IsStaffOrReadOnlyForMembers
+from paralab.schema import ErrorSerializer
 
 from . import dataset_services, exporters
 from .importers import PAIR_FORMATS, PROBLEM_FORMATS
@@ -63,13 +70,34 @@ class DatasetMemberSerializer(serializers.ModelSerializer):
 class DatasetStaffSerializer(serializers.ModelSerializer):
     problem_count = serializers.IntegerField(read_only=True)
     annotators = serializers.SlugRelatedField(slug_field="username", many=True, read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Dataset
         fields = ["id", "name", "description", "guidelines", "annotators", "labels_per_item", "lease_seconds",
-                  "queue_order", "problem_count", "created_by", "created_at"]
+                  "queue_order", "fill_order", "problem_count", "created_by", "created_at"]
         read_only_fields = fields
+
+
+class DatasetOutSerializer(serializers.Serializer):
+    """The schema of a dataset in ``GET`` answers (documentation only; ``_dataset_out`` picks the
+    serializer): annotators get the first four fields, staff every field."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField(allow_blank=True)
+    problem_count = serializers.IntegerField()
+    guidelines = serializers.CharField(required=False, allow_blank=True, help_text="staff only")
+    annotators = serializers.ListField(child=serializers.CharField(), required=False, help_text="staff only")
+    labels_per_item = serializers.IntegerField(required=False, help_text="staff only")
+    lease_seconds = serializers.IntegerField(required=False, help_text="staff only")
+    queue_order = serializers.ChoiceField(choices=Dataset.QueueOrder.choices, required=False, help_text="staff only")
+    fill_order = serializers.ChoiceField(choices=Dataset.FillOrder.choices, required=False, help_text="staff only")
+    created_by = serializers.CharField(required=False, allow_null=True, help_text="staff only")
+    created_at = serializers.DateTimeField(required=False, help_text="staff only")
+
+    class Meta:
+        ref_name = "DatasetOut"
 
 
 def _dataset_out(request, dataset: Dataset) -> dict:
@@ -99,18 +127,28 @@ class DatasetInputSerializer(serializers.Serializer):
         choices=Dataset.QueueOrder.choices, required=False,
         help_text="uncertainty (ParaQD score nearest the threshold first), disagreement, or random.",
     )
+    fill_order = serializers.ChoiceField(
+        choices=Dataset.FillOrder.choices, required=False,
+        help_text="complete (default: finish items already started, so agreement arrives early) or breadth "
+        "(every item gets a first label before any gets its last).",
+    )
 
 
 class DatasetPatchSerializer(DatasetInputSerializer):
     def __init__(self, *args, dataset: Dataset | None = None, **kwargs):
         super().__init__(*args, partial=True, **kwargs)
         if dataset is not None:
-            self.fields["name"].validators = [
+            # Swap the uniqueness check for one that skips this dataset; keep the length check.
+            name = self.fields["name"]
+            name.validators = [v for v in name.validators if not isinstance(v, UniqueValidator)] + [
                 UniqueValidator(Dataset.objects.exclude(pk=dataset.pk), message="A dataset with this name exists.")
             ]
 
 
 class ProblemSerializer(serializers.ModelSerializer):
+    # Read-only model fields lose allow_blank: declared, so the schema admits "" (no split).
+    split = serializers.ChoiceField(choices=Problem.Split.choices, read_only=True, allow_blank=True)
+
     class Meta:
         model = Problem
         fields = [
@@ -134,13 +172,13 @@ class DatasetListCreateApi(generics.ListAPIView):
         return DatasetStaffSerializer if self.request.user.is_staff else DatasetMemberSerializer
 
     @extend_schema(
-        responses=DatasetStaffSerializer(many=True),
+        responses=DatasetOutSerializer(many=True),
         description="Staff: every dataset. Annotators: only theirs, with id, name, description, problem_count.",
     )
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
-    @extend_schema(request=DatasetInputSerializer, responses={201: DatasetStaffSerializer, 400: _detail})
+    @extend_schema(request=DatasetInputSerializer, responses={201: DatasetStaffSerializer, 400: ErrorSerializer})
     def post(self, request):
         data = DatasetInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -158,11 +196,11 @@ class DatasetDetailApi(APIView):
 
     permission_classes = [IsStaffOrReadOnlyForMembers]
 
-    @extend_schema(responses={200: DatasetStaffSerializer, 404: _detail})
+    @extend_schema(responses={200: DatasetOutSerializer, 404: _detail})
     def get(self, request, dataset_id: int):
         return Response(_dataset_out(request, _dataset_or_404(request, dataset_id)))
 
-    @extend_schema(request=DatasetInputSerializer(partial=True), responses={200: DatasetStaffSerializer, 400: _detail})
+    @extend_schema(request=DatasetInputSerializer(partial=True), responses={200: DatasetStaffSerializer, 400: ErrorSerializer})
     def patch(self, request, dataset_id: int):
         dataset = _dataset_or_404(request, dataset_id)
         data = DatasetPatchSerializer(data=request.data, dataset=dataset)
@@ -214,8 +252,13 @@ class MaxSizeUploadHandler(FileUploadHandler):
         return None
 
 
+@extend_schema_field(OpenApiTypes.BINARY)
+class UploadField(serializers.FileField):
+    """A file part of a multipart body (drf-spectacular would document a FileField as a URI)."""
+
+
 class ImportInputSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="The corpus file (at most PARALAB_MAX_UPLOAD_BYTES).")
+    file = UploadField(help_text="The corpus file (at most PARALAB_MAX_UPLOAD_BYTES).")
     format = serializers.ChoiceField(
         choices=list(dict.fromkeys(PROBLEM_FORMATS + PAIR_FORMATS)), required=False,
         help_text="Default: auto for problems, paraqd for pairs.",
@@ -243,6 +286,18 @@ def _save_upload(upload) -> Path:
         for chunk in upload.chunks():
             out.write(chunk)
     return Path(tmp)
+
+
+def _async_flag(query) -> bool:
+    """``?async`` or ``?async=1|true|yes``: a job whatever the size; ``?async=0|false|no`` or none: not asked."""
+    if "async" not in query:
+        return False
+    value = query["async"].strip().lower()
+    if value in ("", "1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise serializers.ValidationError({"async": "Must be a boolean: 1 or 0, true or false."})
 
 
 class DatasetImportApi(APIView):
@@ -273,7 +328,7 @@ class DatasetImportApi(APIView):
                  "duplicates": serializers.IntegerField()},
             ),
             202: inline_serializer("ImportJob", {"job": serializers.IntegerField(), "status": serializers.CharField()}),
-            400: _detail,
+            400: ErrorSerializer,
             413: _detail,
         },
     )
@@ -285,7 +340,7 @@ class DatasetImportApi(APIView):
         limit = settings.PARALAB_MAX_UPLOAD_BYTES
         if upload.size > limit:
             raise _too_large(limit)
-        asked = "async" in request.query_params and request.query_params["async"].lower() not in ("0", "false", "no")
+        asked = _async_flag(request.query_params)
         run_async = asked or upload.size > settings.PARALAB_IMPORT_SYNC_MAX_BYTES
         path = _save_upload(upload)
         params = {
@@ -367,7 +422,7 @@ class DatasetExportApi(APIView):
         responses={
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR, description="JSON lines, one row each"),
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV with a header row"),
-            400: _detail,
+            400: ErrorSerializer,
             404: _detail,
         },
     )
@@ -396,7 +451,7 @@ class DatasetExportJobApi(APIView):
     @extend_schema(
         request=ExportQuerySerializer,
         responses={202: inline_serializer("ExportJobStarted", {"job": serializers.IntegerField(), "status": serializers.CharField()}),
-                   400: _detail, 404: _detail},
+                   400: ErrorSerializer, 404: _detail},
     )
     def post(self, request, dataset_id: int):
         dataset = _dataset_or_404(request, dataset_id)

@@ -22,6 +22,7 @@ def dataset_update(
     labels_per_item: int | object = _UNSET,
     lease_seconds: int | object = _UNSET,
     queue_order: str | object = _UNSET,
+    fill_order: str | object = _UNSET,
 ) -> Dataset:
     """Change the given fields (the others stay); ``annotators`` replaces the member list.
 
@@ -33,6 +34,7 @@ def dataset_update(
     for field, value in (
         ("name", name), ("description", description), ("guidelines", guidelines),
         ("labels_per_item", labels_per_item), ("lease_seconds", lease_seconds), ("queue_order", queue_order),
+        ("fill_order", fill_order),
     ):
         if value is not _UNSET:
             setattr(dataset, field, value)
@@ -59,7 +61,7 @@ def dataset_setup(
     **annotation_settings,
 ) -> Dataset:
     """Create a dataset with its guidelines, annotators and annotation settings
-    (``labels_per_item``, ``lease_seconds``, ``queue_order``) in one step (POST datasets/)."""
+    (``labels_per_item``, ``lease_seconds``, ``queue_order``, ``fill_order``) in one step (POST datasets/)."""
     from .services import dataset_create
 
     dataset = dataset_create(name=name, description=description, created_by=created_by)

@@ -56,13 +56,14 @@ import json
 import logging
 import os
 import tempfile
+from collections import defaultdict
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation
-from django.db.models import Prefetch, QuerySet
+from django.db.models import QuerySet
 from django.utils.text import get_valid_filename
 
 from .models import Dataset, Problem
@@ -145,123 +146,99 @@ def _problem_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]
         yield from chunk
 
 
-def _score_dict(score) -> dict[str, Any]:
-    out = {field: getattr(score, field) for field in SCORE_FIELDS}
-    out["model_version_id"] = score.model_version_id
-    out["extra"] = score.extra
-    return out
-
-
-def _candidates(dataset: Dataset) -> QuerySet:
-    from paraphrases.models import Candidate, Score
-
-    return (
-        Candidate.objects.filter(problem__dataset=dataset)
-        .select_related("problem", "gold")
-        .only(
-            "id", "text", "generator", "operator", "prompt", "noise_combination", "model_version_id",
-            "intended_valid", "problem", "problem__text", "gold__valid", "gold__source", "gold__candidate",
-        )
-        .prefetch_related(Prefetch("scores", queryset=Score.objects.order_by("scorer_version", "id")))
-    )
-
-
-def _gold_of(candidate):
-    from annotation.models import GoldLabel
-
-    try:
-        return candidate.gold
-    except GoldLabel.DoesNotExist:
-        return None
+# What a paraphrase row reads of its candidate (plain .values(): no model instances, no prefetch
+# objects; 500,000 rows went at 6,400 rows/s through instances, benchmarks/scale.py).
+_CANDIDATE_VALUES = ["id", "problem_id", "problem__text", "text", "generator", "operator", "prompt",
+                     "noise_combination", "model_version_id", "intended_valid", "gold__valid", "gold__source"]
 
 
 def _paraphrase_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
-    for chunk in _keyset_chunks(_candidates(dataset), chunk_size):
+    from paraphrases.models import Candidate, Score
+
+    candidates = Candidate.objects.filter(problem__dataset=dataset).values(*_CANDIDATE_VALUES)
+    for chunk in _keyset_chunks(candidates, chunk_size, pk=lambda row: row["id"]):
+        scores: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
+        for score in (
+            Score.objects.filter(candidate_id__in=[row["id"] for row in chunk])
+            .order_by("scorer_version", "id")
+            .values("candidate_id", "scorer_version", *SCORE_FIELDS, "model_version_id", "extra")
+        ):
+            candidate_id, version = score.pop("candidate_id"), score.pop("scorer_version")
+            scores[candidate_id][version] = score
         for c in chunk:
-            gold = _gold_of(c)
             yield {
-                "candidate_id": c.pk,
-                "problem_id": c.problem_id,
-                "problem_text": c.problem.text,
-                "paraphrase_text": c.text,
-                "generator": c.generator,
-                "operator": c.operator,
-                "prompt": c.prompt,
-                "noise_combination": c.noise_combination,
-                "model_version_id": c.model_version_id,
-                "intended_valid": c.intended_valid,
-                "gold_valid": gold.valid if gold else None,
-                "gold_source": gold.source if gold else None,
-                "scores": {s.scorer_version: _score_dict(s) for s in c.scores.all()},
+                "candidate_id": c["id"],
+                "problem_id": c["problem_id"],
+                "problem_text": c["problem__text"],
+                "paraphrase_text": c["text"],
+                "generator": c["generator"],
+                "operator": c["operator"],
+                "prompt": c["prompt"],
+                "noise_combination": c["noise_combination"],
+                "model_version_id": c["model_version_id"],
+                "intended_valid": c["intended_valid"],
+                "gold_valid": c["gold__valid"],
+                "gold_source": c["gold__source"],
+                "scores": scores.get(c["id"], {}),
             }
 
 
 def _label_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
-    from annotation.models import AnnotationItem, GoldLabel, Label
+    from annotation.models import GoldLabel, Label
 
-    # Only the username of a user is ever read: no e-mail, name or password hash leaves the database.
-    labels = Label.objects.filter(item__dataset=dataset).select_related(
-        "item__candidate__problem", "annotator"
-    ).only(
-        "id", "valid", "solvability", "diversity", "fluency", "comment", "time_spent_ms", "created_at",
-        "updated_at", "item", "item__candidate", "item__candidate__text", "item__candidate__problem",
-        "item__candidate__problem__text", "annotator", "annotator__username",
+    # Only the username of a user is ever read: no e-mail, name or password hash leaves the
+    # database. Plain .values() rows (model instances cost most of the time at 100,000 labels).
+    labels = Label.objects.filter(item__dataset=dataset).values(
+        "id", "item_id", "item__candidate_id", "item__candidate__problem_id", "item__candidate__problem__text",
+        "item__candidate__text", "annotator__username", "valid", "solvability", "diversity", "fluency", "comment",
+        "time_spent_ms", "created_at", "updated_at",
     )
-    for chunk in _keyset_chunks(labels, chunk_size):
+    for chunk in _keyset_chunks(labels, chunk_size, pk=lambda row: row["id"]):
         for label in chunk:
-            candidate = label.item.candidate
             yield {
                 "kind": "human",
-                "label_id": label.pk,
-                "item_id": label.item_id,
-                "candidate_id": candidate.pk,
-                "problem_id": candidate.problem_id,
-                "problem_text": candidate.problem.text,
-                "paraphrase_text": candidate.text,
-                "annotator": label.annotator.username,
-                "valid": label.valid,
-                "solvability": label.solvability,
-                "diversity": label.diversity,
-                "fluency": label.fluency,
-                "comment": label.comment,
-                "time_spent_ms": label.time_spent_ms,
+                "label_id": label["id"],
+                "item_id": label["item_id"],
+                "candidate_id": label["item__candidate_id"],
+                "problem_id": label["item__candidate__problem_id"],
+                "problem_text": label["item__candidate__problem__text"],
+                "paraphrase_text": label["item__candidate__text"],
+                "annotator": label["annotator__username"],
+                "valid": label["valid"],
+                "solvability": label["solvability"],
+                "diversity": label["diversity"],
+                "fluency": label["fluency"],
+                "comment": label["comment"],
+                "time_spent_ms": label["time_spent_ms"],
                 "gold_source": None,
-                "created_at": label.created_at,
-                "updated_at": label.updated_at,
+                "created_at": label["created_at"],
+                "updated_at": label["updated_at"],
             }
 
-    golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset).select_related(
-        "candidate__problem", "candidate__annotation_item", "decided_by"
-    ).only(
-        "id", "valid", "source", "note", "created_at", "updated_at", "candidate", "candidate__text",
-        "candidate__problem", "candidate__problem__text", "candidate__annotation_item__candidate",
-        "decided_by", "decided_by__username",
+    golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset).values(
+        "id", "candidate_id", "candidate__annotation_item__id", "candidate__problem_id", "candidate__problem__text",
+        "candidate__text", "decided_by__username", "valid", "note", "source", "created_at", "updated_at",
     )
-    for chunk in _keyset_chunks(golds, chunk_size):
+    for chunk in _keyset_chunks(golds, chunk_size, pk=lambda row: row["id"]):
         for gold in chunk:
-            candidate = gold.candidate
-            try:
-                item_id = candidate.annotation_item.pk
-            except AnnotationItem.DoesNotExist:
-                item_id = None
             yield {
                 "kind": "gold",
-                "label_id": gold.pk,
-                "item_id": item_id,
-                "candidate_id": candidate.pk,
-                "problem_id": candidate.problem_id,
-                "problem_text": candidate.problem.text,
-                "paraphrase_text": candidate.text,
-                "annotator": gold.decided_by.username if gold.decided_by_id else None,
-                "valid": gold.valid,
+                "label_id": gold["id"],
+                "item_id": gold["candidate__annotation_item__id"],
+                "candidate_id": gold["candidate_id"],
+                "problem_id": gold["candidate__problem_id"],
+                "problem_text": gold["candidate__problem__text"],
+                "paraphrase_text": gold["candidate__text"],
+                "annotator": gold["decided_by__username"],
+                "valid": gold["valid"],
                 "solvability": None,
                 "diversity": None,
                 "fluency": None,
-                "comment": gold.note,
+                "comment": gold["note"],
                 "time_spent_ms": None,
-                "gold_source": gold.source,
-                "created_at": gold.created_at,
-                "updated_at": gold.updated_at,
+                "gold_source": gold["source"],
+                "created_at": gold["created_at"],
+                "updated_at": gold["updated_at"],
             }
 
 

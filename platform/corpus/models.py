@@ -11,6 +11,10 @@ class Dataset(models.Model):
         DISAGREEMENT = "disagreement", "Disagreements first"
         RANDOM = "random", "Random (a fixed shuffle per annotator)"
 
+    class FillOrder(models.TextChoices):
+        COMPLETE = "complete", "Complete items first (an item someone labelled goes next to the next annotator)"
+        BREADTH = "breadth", "Breadth first (every item gets a first label before any gets its last)"
+
     name = models.CharField(max_length=100, unique=True)
     description = models.TextField(blank=True)
     guidelines = models.TextField(blank=True, help_text="Annotation guidelines (Markdown).")
@@ -23,6 +27,12 @@ class Dataset(models.Model):
     queue_order = models.CharField(
         max_length=16, choices=QueueOrder.choices, default=QueueOrder.UNCERTAINTY,
         help_text="Which items an annotator is offered first.",
+    )
+    fill_order = models.CharField(
+        max_length=16, choices=FillOrder.choices, default=FillOrder.COMPLETE,
+        help_text="complete: an item already labelled by someone goes to the next annotator until it has its k "
+        "labels (agreement and gold labels arrive from the first hour); breadth: every item gets a first label "
+        "before any gets its last. Within either, queue_order decides.",
     )
     annotators = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotated_datasets"

@@ -30,7 +30,7 @@ def dataset_detail_page(request, dataset_id: int):
     dataset = selectors.dataset_get(user=request.user, dataset_id=dataset_id)
     if dataset is None:
         raise Http404("No such dataset.")
-    q = request.GET.get("q", "").strip()[:200]
+    q = request.GET.get("q", "").replace("\x00", "").strip()[:200]  # PostgreSQL refuses NUL in a query
     split = request.GET.get("split", "")
     if split not in dict(page_selectors.SPLIT_FILTERS):
         split = ""

@@ -5,6 +5,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics, serializers
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,8 +16,9 @@ from .selectors import job_list
 
 
 class JobSerializer(serializers.ModelSerializer):
-    dataset = serializers.PrimaryKeyRelatedField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    # Jobs beat starts (the reaper, periodic retrains) have neither a dataset nor a user.
+    dataset = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
 
     class Meta:
         model = Job
@@ -42,8 +44,10 @@ class JobListApi(generics.ListAPIView):
 
     def get_queryset(self):
         qs = job_list(user=self.request.user)
-        status = self.request.query_params.get("status")
+        status = self.request.query_params.get("status", "").strip()
         if status:
+            if status not in Job.Status.values:
+                raise ValidationError({"status": [f"Not one of: {', '.join(Job.Status.values)}."]})
             qs = qs.filter(status=status)
         return qs
 

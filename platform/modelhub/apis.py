@@ -1,7 +1,7 @@
 """Model versions over REST: ``GET models/?kind=paraqd|stead|pap`` and ``POST models/{kind}/retrain/`` (staff)."""
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
@@ -15,8 +15,8 @@ from .services import RetrainBusy, RetrainError, model_retrain_start
 
 
 class ModelVersionSerializer(serializers.ModelSerializer):
-    job = serializers.PrimaryKeyRelatedField(read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    job = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True, allow_null=True)
     is_active = serializers.SerializerMethodField()
 
     class Meta:
@@ -35,6 +35,16 @@ class ModelListQuerySerializer(serializers.Serializer):
     kind = serializers.ChoiceField(choices=ModelVersion.Kind.choices, required=False)
 
 
+@extend_schema_serializer(many=False)  # one page, not a list of pages
+class ModelVersionPageSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    active = serializers.DictField(child=serializers.IntegerField(allow_null=True),
+                                   help_text="Each kind's active version id (null: none).")
+    results = ModelVersionSerializer(many=True)
+
+
 class ModelVersionListApi(generics.ListAPIView):
     """Versions newest first, with their metrics; ``active`` maps each kind to its active version id."""
 
@@ -51,16 +61,7 @@ class ModelVersionListApi(generics.ListAPIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("kind", str, enum=list(ModelVersion.Kind.values), required=False)],
-        responses=inline_serializer(
-            "ModelVersionPage",
-            {
-                "count": serializers.IntegerField(),
-                "next": serializers.URLField(allow_null=True),
-                "previous": serializers.URLField(allow_null=True),
-                "active": serializers.DictField(child=serializers.IntegerField(allow_null=True)),
-                "results": ModelVersionSerializer(many=True),
-            },
-        ),
+        responses=ModelVersionPageSerializer,
     )
     def get(self, request, *args, **kwargs):
         response = self.list(request, *args, **kwargs)

@@ -7,8 +7,9 @@ from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
+
+from .throttling import AuthAddressThrottle, AuthUsernameThrottle
 
 
 class TokenObtainApi(APIView):
@@ -16,8 +17,8 @@ class TokenObtainApi(APIView):
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
-    throttle_classes = [ScopedRateThrottle]
-    throttle_scope = "auth"
+    # The login form's budget (paralab.throttling): per client address and per username tried.
+    throttle_classes = [AuthAddressThrottle, AuthUsernameThrottle]
 
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField()

@@ -20,6 +20,8 @@ from django.views.decorators.http import require_safe
 from corpus.models import Dataset
 
 DISAGREEMENTS_SHOWN = 25
+# Annotator pairs per agreement table (those sharing the most items); the API lists them all.
+AGREEMENT_PAIRS_SHOWN = 25
 
 # Plot geometry (SVG user units).
 _W, _H = 560, 220
@@ -206,7 +208,7 @@ def dashboard_page(request):
     """Staff only (403 for annotators, like /jobs/). ``?dataset=ID`` picks the dataset."""
     if not request.user.is_staff:
         raise PermissionDenied("The dashboard is for staff.")
-    from annotation.selectors import dataset_agreement, dataset_progress, disagreements
+    from annotation.selectors import dataset_agreement, dataset_progress, disagreement_summary
 
     datasets = list(Dataset.objects.order_by("name"))
     requested = request.GET.get("dataset", "")
@@ -220,18 +222,16 @@ def dashboard_page(request):
         "retrain_url": "/api/v1/models/paraqd/retrain/",
     }
     if dataset is not None:
-        human_human = disagreements(dataset=dataset, kind="human_human")
-        human_model = disagreements(dataset=dataset, kind="human_model")
+        human_human = disagreement_summary(dataset=dataset, kind="human_human", limit=DISAGREEMENTS_SHOWN)
+        human_model = disagreement_summary(dataset=dataset, kind="human_model", limit=DISAGREEMENTS_SHOWN)
         context.update({
             "progress": dataset_progress(dataset=dataset),
-            "agreement": dataset_agreement(dataset=dataset),
-            "human_human": human_human[:DISAGREEMENTS_SHOWN],
-            "human_human_count": len(human_human),
-            "human_human_pending": sum(
-                1 for row in human_human if not row.get("gold") or row["gold"].get("source") != "adjudication"
-            ),
-            "human_model": human_model[:DISAGREEMENTS_SHOWN],
-            "human_model_count": len(human_model),
+            "agreement": dataset_agreement(dataset=dataset, pairs_limit=AGREEMENT_PAIRS_SHOWN),
+            "human_human": human_human["rows"],
+            "human_human_count": human_human["count"],
+            "human_human_pending": human_human["pending"],
+            "human_model": human_model["rows"],
+            "human_model_count": human_model["count"],
             **_model_context(dataset),
         })
         from paraphrases.generation import pqi_by_generator

@@ -128,6 +128,11 @@ _database_url = env_str("DATABASE_URL")
 if _database_url:
     _default_db = dj_database_url.parse(_database_url, conn_max_age=env_int("DB_CONN_MAX_AGE", 60))
     _default_db["CONN_HEALTH_CHECKS"] = True
+    if _default_db["ENGINE"].endswith("postgresql"):
+        # No JIT: the platform's statements are short index reads, and on a large table a stale
+        # row estimate made PostgreSQL spend 1.8 s compiling a 200 ms query (docs/results/scale.md).
+        options = _default_db.setdefault("OPTIONS", {})
+        options["options"] = (options.get("options", "") + " -c jit=" + env_str("PARALAB_PG_JIT", "off")).strip()
 else:
     # The embedded default: a SQLite file under the data directory (created on first use).
     DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -214,8 +219,13 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, plus the error responses every view can give (paralab.schema).
+    "DEFAULT_SCHEMA_CLASS": "paralab.schema.ParalabAutoSchema",
     "DEFAULT_THROTTLE_RATES": {"auth": env_str("PARALAB_AUTH_THROTTLE", "30/min")},
+    # The client address throttles count by: REMOTE_ADDR, or behind the reverse proxy the address
+    # it appended to X-Forwarded-For. Unset, DRF would take the whole header, which a client writes
+    # itself: a new made-up X-Forwarded-For per request would dodge the login limit.
+    "NUM_PROXIES": 1 if env_bool("PARALAB_BEHIND_PROXY", False) else 0,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "paralab API",

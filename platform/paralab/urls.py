@@ -13,7 +13,7 @@ from paraphrases import views as paraphrase_views
 
 urlpatterns = [
     path("", site_views.home, name="home"),
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", site_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("datasets/", corpus_views.dataset_list_page, name="dataset-list"),
     path("datasets/<int:dataset_id>/", corpus_views.dataset_detail_page, name="dataset-detail"),
@@ -35,3 +35,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("paralab.api_urls")),
 ]
+
+handler404 = "paralab.views.page_not_found"

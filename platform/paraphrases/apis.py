@@ -11,7 +11,9 @@ from rest_framework.views import APIView
 
 from corpus.models import Dataset
 from corpus.selectors import dataset_get
+from paralab.fields import StrictBooleanField
 from paralab.permissions import IsStaff
+from paralab.schema import ErrorSerializer
 
 from .generation import (
     DEFAULT_PER_PROBLEM,
@@ -23,9 +25,6 @@ from .generation import (
 )
 from modelhub.kinds.paraqd import ParaQDError
 from .selectors import LABEL_FILTERS, candidate_list, candidate_row, scores_by_id
-
-_detail = inline_serializer("GenerationDetail", {"detail": serializers.CharField()})
-
 
 def _dataset_or_404(request, dataset_id: int) -> Dataset:
     dataset = dataset_get(user=request.user, dataset_id=dataset_id)
@@ -58,7 +57,7 @@ class DatasetGenerateApi(APIView):
 
     @extend_schema(request=GenerateInputSerializer,
                    responses={202: inline_serializer("GenerateStarted", {"job": serializers.IntegerField()}),
-                              400: _detail})
+                              400: ErrorSerializer})
     def post(self, request, dataset_id: int):
         dataset = _dataset_or_404(request, dataset_id)
         data = GenerateInputSerializer(data=request.data)
@@ -75,7 +74,7 @@ class DatasetGenerateApi(APIView):
 class CandidateQuerySerializer(serializers.Serializer):
     generator = serializers.CharField(required=False, allow_blank=True, max_length=64)
     min_pqi = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
-    selected = serializers.BooleanField(required=False, allow_null=True, default=None)
+    selected = StrictBooleanField(required=False, default=None)  # absent or empty: either
     label = serializers.ChoiceField(choices=LABEL_FILTERS, required=False)
 
 
@@ -124,7 +123,7 @@ class ParaphraseApi(APIView):
     permission_classes = [IsStaff]
 
     @extend_schema(request=ParaphraseInputSerializer, responses={200: inline_serializer("Variants", {
-        "variants": serializers.ListField(child=serializers.DictField())}), 400: _detail})
+        "variants": serializers.ListField(child=serializers.DictField())}), 400: ErrorSerializer})
     def post(self, request):
         data = ParaphraseInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
-from annotation.models import AnnotationItem, GoldLabel
+from annotation.models import AnnotationItem
 from corpus.models import Dataset, Problem
 from corpus.text import text_hash
 from jobs.models import Job
@@ -402,14 +402,30 @@ def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool)) or v is None}
 
 
-def _queue(dataset: Dataset, candidate_ids: Sequence[int]) -> int:
+def _queue(dataset: Dataset, candidate_ids: Sequence[int], batch_size: int = 2000) -> int:
+    """Queue the candidates that have no annotation item yet; returns how many were queued.
+
+    In batches (two statements per batch, not two per candidate: a generation run over a large
+    bank queues hundreds of thousands). ``ignore_conflicts`` keeps a candidate another job queued
+    in between from failing the batch; the count is of rows the batch really inserted."""
     created = 0
-    for pk in candidate_ids:
-        _, was_created = AnnotationItem.objects.get_or_create(
-            candidate_id=pk,
-            defaults={"dataset": dataset, "purpose": GENERATED_PURPOSE, "required_labels": dataset.labels_per_item},
+    ids = list(dict.fromkeys(candidate_ids))
+    for start in range(0, len(ids), batch_size):
+        batch = ids[start:start + batch_size]
+        queued = set(AnnotationItem.objects.filter(candidate_id__in=batch).values_list("candidate_id", flat=True))
+        fresh = [pk for pk in batch if pk not in queued]
+        if not fresh:
+            continue
+        AnnotationItem.objects.bulk_create(
+            [AnnotationItem(dataset=dataset, candidate_id=pk, purpose=GENERATED_PURPOSE,
+                            required_labels=dataset.labels_per_item) for pk in fresh],
+            ignore_conflicts=True,
         )
-        created += was_created
+        created += AnnotationItem.objects.filter(candidate_id__in=fresh, dataset=dataset).count()
+    if created:
+        from annotation.selectors import dataset_sizes_forget
+
+        dataset_sizes_forget(dataset.pk)  # bulk_create sends no post_save
     return created
 
 
@@ -493,24 +509,32 @@ def latest_scores(*, dataset: Dataset, generator: str | None = None) -> dict[int
 def pqi_by_generator(*, dataset: Dataset, generator: str | None = None) -> dict[str, Any]:
     """The ``pqi`` command's JSON: per generator, the mean S, D, N, PQI, 1 − BLEU and WPD of its
     stored candidates (``n`` of them), their PQI spread (standard deviation), and — once humans
-    labelled some — how many have a gold label and the share of those that are valid."""
-    scores = latest_scores(dataset=dataset, generator=generator)
-    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in scores.values():
-        rows[row["generator"]].append(row)
-    gold = defaultdict(lambda: [0, 0])
-    for gen, valid in GoldLabel.objects.filter(candidate_id__in=list(scores)).values_list(
-            "candidate__generator", "valid"):
-        gold[gen][0] += 1
-        gold[gen][1] += bool(valid)
+    labelled some — how many have a gold label and the share of those that are valid.
+
+    Aggregated in the database over each candidate's newest complete score (the rows of
+    ``latest_scores``), so a dataset of 500,000 candidates is not read into Python."""
+    from django.db.models import Avg, Count, Max, Q, StdDev
+
+    complete = Score.objects.filter(candidate__problem__dataset=dataset, pqi__isnull=False)
+    if generator:
+        complete = complete.filter(candidate__generator=generator)
+    newest = complete.order_by().values("candidate_id").annotate(last=Max("id")).values("last")
+    latest = Score.objects.filter(pk__in=newest)
+    rows = (
+        latest.order_by().values("candidate__generator")
+        .annotate(n=Count("pk"), PQI_sd=StdDev("pqi", sample=False), labelled=Count("candidate__gold"),
+                  valid=Count("candidate__gold", filter=Q(candidate__gold__valid=True)),
+                  **{f"mean_{key}": Avg(SCORE_COLUMNS[key]) for key in METRIC_KEYS})
+    )
     out: dict[str, Any] = {}
-    for name in sorted(rows):
-        summary = _summary(rows[name])
-        pqis = [r["PQI"] for r in rows[name]]
-        summary["PQI_sd"] = round(statistics.pstdev(pqis), 4) if len(pqis) > 1 else 0.0
-        labelled, valid = gold[name]
-        summary["labelled"] = labelled
-        summary["human_valid_share"] = round(valid / labelled, 4) if labelled else None
-        out[name] = summary
-    scorers = sorted({r["scorer"] for r in scores.values()})
+    for row in sorted(rows, key=lambda r: r["candidate__generator"]):
+        summary: dict[str, Any] = {"n": row["n"]}
+        for key in METRIC_KEYS:
+            value = row[f"mean_{key}"]
+            summary[key] = round(value, 4) if value is not None else None
+        summary["PQI_sd"] = round(row["PQI_sd"] or 0.0, 4) if row["n"] > 1 else 0.0
+        summary["labelled"] = row["labelled"]
+        summary["human_valid_share"] = round(row["valid"] / row["labelled"], 4) if row["labelled"] else None
+        out[row["candidate__generator"]] = summary
+    scorers = sorted(set(latest.order_by().values_list("scorer_version", flat=True).distinct()))
     return {"dataset": dataset.name, "by_generator": out, "scorers": scorers}

@@ -71,3 +71,9 @@ class Score(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["candidate", "scorer_version"], name="score_unique_per_scorer"),
         ]
+        indexes = [
+            # The annotation queue's "uncertainty" order walks the deciding judge's scores outward
+            # from its threshold (annotation.selectors.fresh_head) instead of sorting every item.
+            models.Index(fields=["model_version", "paraqd"], name="score_version_paraqd"),
+            models.Index(fields=["model_version", "probability"], name="score_version_probability"),
+        ]

@@ -97,7 +97,8 @@ def scanning_preset(name: str | None = None, **overrides: Any):
 def datasets_named(names: Sequence[str]) -> list[Dataset]:
     if not names:
         raise ScanningError("name at least one dataset to train on")
-    found = {d.name: d for d in Dataset.objects.filter(name__in=list(names))}
+    # A name with a NUL byte names no dataset (and PostgreSQL refuses it in a query).
+    found = {d.name: d for d in Dataset.objects.filter(name__in=[n for n in names if "\x00" not in n])}
     missing = [n for n in names if n not in found]
     if missing:
         raise ScanningError(f"unknown dataset(s): {', '.join(missing)}")

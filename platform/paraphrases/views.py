@@ -49,7 +49,7 @@ def _float(value: str | None) -> float | None:
 def dataset_candidates_page(request, dataset_id: int):
     _staff(request)
     dataset = _dataset(request, dataset_id)
-    generator = request.GET.get("generator", "").strip()[:64]
+    generator = request.GET.get("generator", "").replace("\x00", "").strip()[:64]  # PostgreSQL refuses NUL
     min_pqi = _float(request.GET.get("min_pqi"))
     selected = {"1": True, "0": False}.get(request.GET.get("selected", ""))
     label = request.GET.get("label", "")

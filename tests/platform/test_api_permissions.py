@@ -7,6 +7,7 @@ session auth and once with token auth.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -14,7 +15,8 @@ from pathlib import Path
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.test import TestCase, override_settings
-from django.urls import reverse
+from django.urls import resolve, reverse
+from drf_spectacular.generators import SchemaGenerator
 from rest_framework.authtoken.models import Token
 from rest_framework.settings import api_settings
 from rest_framework.test import APIClient
@@ -151,6 +153,26 @@ class ApiPermissionTableTests(TestCase):
 
     def test_the_table_covers_every_api_endpoint(self):
         self.assertEqual({row[1] for row in TABLE}, {p.name for p in api_urls.urlpatterns})
+
+    def test_the_table_covers_every_method_of_every_endpoint(self):
+        """Each (method, endpoint) a view answers has a row, and each row names a method it answers."""
+        handled = set()
+        for pattern in api_urls.urlpatterns:
+            view = pattern.callback.view_class
+            handled |= {(m, pattern.name) for m in view.http_method_names
+                        if m not in ("options", "head") and hasattr(view, m)}
+        self.assertEqual({(row[0], row[1]) for row in TABLE}, handled)
+
+    def test_the_table_covers_every_operation_of_the_openapi_schema(self):
+        schema = SchemaGenerator().get_schema(request=None, public=True)
+        operations = set()
+        for path, item in schema["paths"].items():
+            # A concrete URL for the template, to find the url name it belongs to.
+            concrete = re.sub(r"\{(\w+)\}", lambda m: "1" if m.group(1).endswith("_id") else "paraqd", path)
+            name = resolve(concrete).url_name
+            operations |= {(method, name) for method in item if method in ("get", "post", "put", "patch", "delete")}
+        self.assertGreaterEqual(len(operations), 30)
+        self.assertEqual(operations - {(row[0], row[1]) for row in TABLE}, set())
 
     def _client(self, role: str, auth: str) -> APIClient:
         client = APIClient()

@@ -40,7 +40,17 @@
     undone: {},       // item id -> the label we last sent, to prefill after an undo
   };
 
-  function api(method, path, body) {
+  function newKey() {
+    if (window.crypto && window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 12);
+  }
+
+  // A label or an undo carries an Idempotency-Key; when the network drops before the answer
+  // arrives (fetch rejects, or the server answers 502/503/504) it is sent again with the same key,
+  // and the server applies it once whatever happened to the first try.
+  var RETRY_DELAYS_MS = [500, 1500, 4000];
+
+  function api(method, path, body, key) {
     var options = {
       method: method,
       credentials: "same-origin",
@@ -50,7 +60,19 @@
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(body);
     }
-    return fetch(API + path, options).then(function (response) {
+    if (key) options.headers["Idempotency-Key"] = key;
+    function attempt(n) {
+      return fetch(API + path, options).then(function (response) {
+        if (key && n < RETRY_DELAYS_MS.length && [502, 503, 504].indexOf(response.status) >= 0) {
+          return wait(RETRY_DELAYS_MS[n]).then(function () { return attempt(n + 1); });
+        }
+        return response;
+      }, function (error) {
+        if (!key || n >= RETRY_DELAYS_MS.length) throw new Error("The network is down: " + error.message);
+        return wait(RETRY_DELAYS_MS[n]).then(function () { return attempt(n + 1); });
+      });
+    }
+    return attempt(0).then(function (response) {
       if (response.status === 204) return { status: 204, data: null };
       return response.json().catch(function () { return null; }).then(function (data) {
         if (!response.ok) {
@@ -61,6 +83,10 @@
         return { status: response.status, data: data };
       });
     });
+  }
+
+  function wait(ms) {
+    return new Promise(function (resolve) { window.setTimeout(resolve, ms); });
   }
 
   function errorText(status, data) {
@@ -218,7 +244,7 @@
     RATINGS.forEach(function (name) { body[name] = getRating(name); });
     body.time_spent_ms = Math.max(0, Date.now() - state.shownAt);
     var wasEdit = Boolean(item.label);
-    run(api("POST", "annotation/items/" + item.item + "/label/", body).then(function (result) {
+    run(api("POST", "annotation/items/" + item.item + "/label/", body, newKey()).then(function (result) {
       state.undone[item.item] = body;
       if (result.data && result.data.progress) setProgress(result.data.progress);
       say((wasEdit ? "Label updated: " : "Saved: ") + (valid ? "valid" : "invalid") + ". Press u to undo.", "ok");
@@ -243,7 +269,7 @@
 
   function undo() {
     if (state.busy) return;
-    run(api("POST", "annotation/undo/", { dataset: DATASET }).then(function (result) {
+    run(api("POST", "annotation/undo/", { dataset: DATASET }, newKey()).then(function (result) {
       if (result.status === 204 || !result.data) {
         say("Nothing to undo.", "info");
         return;

@@ -15,10 +15,12 @@ from ..corpus.factories import make_candidate, make_dataset, make_problems, make
 
 
 def annotation_dataset(name: str = "loop", *, n_items: int = 4, annotators=(), k: int = 2,
-                       queue_order: str = Dataset.QueueOrder.UNCERTAINTY, lease_seconds: int = 600):
+                       queue_order: str = Dataset.QueueOrder.UNCERTAINTY, lease_seconds: int = 600,
+                       fill_order: str = Dataset.FillOrder.COMPLETE):
     """A dataset with ``n_items`` items (one candidate per problem), k and the given members."""
     dataset = make_dataset(name, annotators=annotators)
-    Dataset.objects.filter(pk=dataset.pk).update(labels_per_item=k, queue_order=queue_order, lease_seconds=lease_seconds)
+    Dataset.objects.filter(pk=dataset.pk).update(labels_per_item=k, queue_order=queue_order, lease_seconds=lease_seconds,
+                                                   fill_order=fill_order)
     dataset.refresh_from_db()
     items = []
     for problem in make_problems(dataset, n_items, prefix=name):

@@ -32,7 +32,13 @@ class KAndBalanceTests(TestCase):
     def test_each_item_gets_k_distinct_annotators_and_nobody_twice(self):
         users = annotators("ann", "bob", "cid")
         dataset, items = annotation_dataset(n_items=6, annotators=users, k=2)
-        handed = {u.username: label_all(u, dataset) for u in users}
+        handed = {u.username: [] for u in users}
+        while True:  # rounds: annotators come back until nobody is handed anything
+            got = [label_all(u, dataset) for u in users]
+            for user, ids in zip(users, got):
+                handed[user.username] += ids
+            if not any(got):
+                break
         for name, ids in handed.items():
             self.assertEqual(len(ids), len(set(ids)), f"{name} got an item twice")
         per_item = Counter(Label.objects.filter(item__dataset=dataset).values_list("item_id", flat=True))
@@ -58,13 +64,58 @@ class KAndBalanceTests(TestCase):
         self.assertEqual(sorted(label_all(users[0], dataset)), [i.pk for i in items])
         self.assertEqual(sorted(label_all(users[1], dataset)), [i.pk for i in items])
 
-    def test_items_with_fewer_taken_slots_come_first(self):
+    def test_breadth_order_gives_items_with_fewer_taken_slots_first(self):
         ann, bob = annotators("ann", "bob")
-        dataset, items = annotation_dataset(n_items=3, annotators=[ann, bob], k=2)
+        dataset, items = annotation_dataset(n_items=3, annotators=[ann, bob], k=2, fill_order=Dataset.FillOrder.BREADTH)
         first = services.annotation_next(user=ann, dataset=dataset)
         second = services.annotation_next(user=bob, dataset=dataset)
         self.assertEqual(first.pk, items[0].pk)
         self.assertEqual(second.pk, items[1].pk)  # not the item ann holds: it has a slot taken
+
+    def test_complete_order_gives_the_item_someone_holds_to_the_next_annotator(self):
+        ann, bob, cid = annotators("ann", "bob", "cid")
+        dataset, items = annotation_dataset(n_items=3, annotators=[ann, bob, cid], k=2)
+        self.assertEqual(dataset.fill_order, Dataset.FillOrder.COMPLETE)  # the default
+        first = services.annotation_next(user=ann, dataset=dataset)
+        second = services.annotation_next(user=bob, dataset=dataset)
+        third = services.annotation_next(user=cid, dataset=dataset)
+        self.assertEqual((first.pk, second.pk), (items[0].pk, items[0].pk))
+        self.assertEqual(third.pk, items[1].pk)  # item 1 is full: the next one is started
+
+    def test_two_annotators_labelling_the_first_12_items_in_complete_order_mostly_overlap(self):
+        for fill, least in ((Dataset.FillOrder.COMPLETE, 10), (Dataset.FillOrder.BREADTH, 0)):
+            with self.subTest(fill=fill):
+                ann, bob = annotators(f"ann-{fill}", f"bob-{fill}")
+                dataset, _ = annotation_dataset(f"fresh-{fill}", n_items=40, annotators=[ann, bob], k=2,
+                                                fill_order=fill)
+                seen = {ann.pk: [], bob.pk: []}
+                # They take turns, as two people working at the same time would.
+                for _ in range(12):
+                    for user in (ann, bob):
+                        item = services.annotation_next(user=user, dataset=dataset)
+                        services.label_submit(user=user, item=item, valid=True)
+                        seen[user.pk].append(item.pk)
+                overlap = len(set(seen[ann.pk]) & set(seen[bob.pk]))
+                if fill == Dataset.FillOrder.COMPLETE:
+                    self.assertGreaterEqual(overlap, least, seen)
+                    # Agreement exists from the first items: most of them already have both labels.
+                    self.assertGreaterEqual(sum(1 for i in seen[ann.pk] if Label.objects.filter(item_id=i).count() == 2), 10)
+                else:
+                    self.assertEqual(overlap, 0, seen)  # breadth: 24 different items got one label each
+
+    def test_complete_order_past_the_share_only_finishes_started_items(self):
+        # 3 annotators, 6 items, k = 2: shares of 4. Labelling one after the other, ann and bob
+        # fill items 1-4, cid starts 5 and 6 and has no partner left below the share: ann, past
+        # hers, finishes them, and nobody is handed a fresh item past the share.
+        users = annotators("ann", "bob", "cid")
+        dataset, items = annotation_dataset(n_items=6, annotators=users, k=2)
+        handed = {u.username: label_all(u, dataset) for u in users}
+        self.assertEqual([len(handed[n]) for n in ("ann", "bob", "cid")], [4, 4, 2])
+        ann = users[0]
+        extra = [label_all(ann, dataset)]
+        self.assertEqual(sorted(extra[0]), [items[4].pk, items[5].pk])
+        self.assertEqual(selectors.annotation_progress(user=ann, dataset=dataset), {"done": 6, "total": 6})
+        self.assertEqual(Counter(Label.objects.values_list("item_id", flat=True)), {i.pk: 2 for i in items})
 
     def test_asking_again_returns_the_held_item_without_taking_another_slot(self):
         (ann,) = annotators("ann")

@@ -213,6 +213,23 @@ class DashboardPageTests(AnnotationPageSetup):
         self.assertIn('id="retrain-button"', page)
         self.assertIn('data-url="/api/v1/models/paraqd/retrain/"', page)
 
+    def test_many_annotator_pairs_show_the_busiest_and_say_how_many(self):
+        from unittest import mock
+
+        cid = make_user("cid")
+        self.dataset.annotators.add(cid)
+        self._label()
+        make_label(self.items[0], cid, valid=True, solvability=4)  # cid shares one item with each of the two
+        self.client.force_login(self.boss)
+        with mock.patch("paralab.dashboard.AGREEMENT_PAIRS_SHOWN", 1):
+            page = self.client.get(reverse("dashboard"), {"dataset": self.dataset.pk}).content.decode()
+        table = page[page.index('id="agreement-table"'):page.index("</table>", page.index('id="agreement-table"'))]
+        self.assertEqual(table.count("<tr>"), 2)  # the header and the one pair shown: ana · ben, 4 shared
+        self.assertIn("ana · ben", table)
+        self.assertIn("The 1 pairs of annotators who share the most items, of 3", page)
+        self.assertNotIn('id="agreement-more"', self.client.get(reverse("dashboard"), {"dataset": self.dataset.pk})
+                         .content.decode())  # 3 pairs fit the usual 25
+
     def test_dataset_picker_switches_dataset(self):
         self.client.force_login(self.boss)
         response = self.client.get(reverse("dashboard"), {"dataset": self.other.pk})
