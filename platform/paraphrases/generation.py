@@ -512,29 +512,47 @@ def pqi_by_generator(*, dataset: Dataset, generator: str | None = None) -> dict[
     labelled some — how many have a gold label and the share of those that are valid.
 
     Aggregated in the database over each candidate's newest complete score (the rows of
-    ``latest_scores``), so a dataset of 500,000 candidates is not read into Python."""
-    from django.db.models import Avg, Count, Max, Q, StdDev
+    ``latest_scores``), so a dataset of 500,000 candidates is not read into Python: one grouped
+    statement per (generator, scorer) of sums, counts and sums of squares, combined here."""
+    import math
+
+    from django.db.models import Count, F, FloatField, Max, Q, Sum
+    from django.db.models.functions import Cast
 
     complete = Score.objects.filter(candidate__problem__dataset=dataset, pqi__isnull=False)
     if generator:
         complete = complete.filter(candidate__generator=generator)
     newest = complete.order_by().values("candidate_id").annotate(last=Max("id")).values("last")
-    latest = Score.objects.filter(pk__in=newest)
-    rows = (
-        latest.order_by().values("candidate__generator")
-        .annotate(n=Count("pk"), PQI_sd=StdDev("pqi", sample=False), labelled=Count("candidate__gold"),
-                  valid=Count("candidate__gold", filter=Q(candidate__gold__valid=True)),
-                  **{f"mean_{key}": Avg(SCORE_COLUMNS[key]) for key in METRIC_KEYS})
+    columns = {key: SCORE_COLUMNS[key] for key in METRIC_KEYS}
+    sums = {}
+    for key, column in columns.items():
+        sums[f"sum_{key}"] = Sum(Cast(column, FloatField()))
+        sums[f"count_{key}"] = Count(column)
+    groups = (
+        Score.objects.filter(pk__in=newest).order_by().values("candidate__generator", "scorer_version")
+        .annotate(n=Count("pk"), pqi_squares=Sum(F("pqi") * F("pqi"), output_field=FloatField()),
+                  labelled=Count("candidate__gold"), valid=Count("candidate__gold", filter=Q(candidate__gold__valid=True)),
+                  **sums)
     )
+    totals: dict[str, dict[str, float]] = {}
+    scorers = set()
+    for row in groups:
+        scorers.add(row["scorer_version"])
+        total = totals.setdefault(row["candidate__generator"], defaultdict(float))
+        for name in ("n", "pqi_squares", "labelled", "valid", *sums):
+            total[name] += row[name] or 0
     out: dict[str, Any] = {}
-    for row in sorted(rows, key=lambda r: r["candidate__generator"]):
-        summary: dict[str, Any] = {"n": row["n"]}
+    for name in sorted(totals):
+        total = totals[name]
+        summary: dict[str, Any] = {"n": int(total["n"])}
         for key in METRIC_KEYS:
-            value = row[f"mean_{key}"]
-            summary[key] = round(value, 4) if value is not None else None
-        summary["PQI_sd"] = round(row["PQI_sd"] or 0.0, 4) if row["n"] > 1 else 0.0
-        summary["labelled"] = row["labelled"]
-        summary["human_valid_share"] = round(row["valid"] / row["labelled"], 4) if row["labelled"] else None
-        out[row["candidate__generator"]] = summary
-    scorers = sorted(set(latest.order_by().values_list("scorer_version", flat=True).distinct()))
-    return {"dataset": dataset.name, "by_generator": out, "scorers": scorers}
+            count = total[f"count_{key}"]
+            summary[key] = round(total[f"sum_{key}"] / count, 4) if count else None
+        mean_pqi = total["sum_PQI"] / total["count_PQI"] if total["count_PQI"] else 0.0
+        variance = max(0.0, total["pqi_squares"] / total["n"] - mean_pqi ** 2) if total["n"] else 0.0
+        summary["PQI_sd"] = round(math.sqrt(variance), 4) if total["n"] > 1 else 0.0
+        labelled, valid = int(total["labelled"]), int(total["valid"])
+        summary["labelled"] = labelled
+        summary["human_valid_share"] = round(valid / labelled, 4) if labelled else None
+        out[name] = summary
+    return {"dataset": dataset.name, "by_generator": out, "scorers": sorted(scorers)}

@@ -230,6 +230,26 @@ class DashboardPageTests(AnnotationPageSetup):
         self.assertNotIn('id="agreement-more"', self.client.get(reverse("dashboard"), {"dataset": self.dataset.pk})
                          .content.decode())  # 3 pairs fit the usual 25
 
+    def test_a_large_datasets_summaries_are_cached_and_progress_stays_live(self):
+        from unittest import mock
+
+        from django.core.cache import cache
+
+        self.addCleanup(cache.clear)
+        self.client.force_login(self.boss)
+        url = reverse("dashboard")
+        with mock.patch("paralab.dashboard.SUMMARY_CACHE_MIN_PROBLEMS", 1):
+            first = self.client.get(url, {"dataset": self.dataset.pk}).content.decode()
+            self.assertIn('id="summaries-at"', first)
+            self.assertIn("No pair labelled by two annotators yet.", first)
+            self._label()
+            second = self.client.get(url, {"dataset": self.dataset.pk}).content.decode()
+        self.assertIn("No pair labelled by two annotators yet.", second)  # the cached agreement
+        self.assertIn("4 / 4", second)  # progress is live
+        live = self.client.get(url, {"dataset": self.dataset.pk}).content.decode()  # a small dataset: live
+        self.assertNotIn('id="summaries-at"', live)
+        self.assertIn("Fleiss", live)
+
     def test_dataset_picker_switches_dataset(self):
         self.client.force_login(self.boss)
         response = self.client.get(reverse("dashboard"), {"dataset": self.other.pk})
