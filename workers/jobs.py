@@ -1,4 +1,4 @@
-"""Housekeeping tasks for jobs."""
+"""Housekeeping tasks: jobs, and the dashboard's summaries of large datasets."""
 from __future__ import annotations
 
 from celery import shared_task
@@ -11,3 +11,13 @@ def reap_stale() -> dict[str, int]:
     from jobs.services import jobs_reap_stale
 
     return jobs_reap_stale()
+
+
+@shared_task(name="paralab.dashboard.refresh", ignore_result=True)
+def refresh_dashboard() -> int:
+    """Recompute the dashboard summaries of every large dataset into the shared cache (run by beat
+    every half ``PARALAB_DASHBOARD_CACHE_S``, so staff never wait for them;
+    ``paralab.dashboard.dashboard_summaries_refresh``)."""
+    from paralab.dashboard import dashboard_summaries_refresh
+
+    return dashboard_summaries_refresh()

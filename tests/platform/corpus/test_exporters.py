@@ -361,3 +361,37 @@ class RoundTripTests(MediaRootMixin, TestCase):
         # Importing the same export again finds every problem already there.
         again = dataset_import(dataset=copy, path=path, fmt="jsonl")
         self.assertEqual((again["created"], again["duplicates"]), (0, 43))
+
+
+class PostgresParaphraseLinesTests(TestCase):
+    """On PostgreSQL the paraphrase JSON lines are written by the database: each line must parse
+    to exactly the row the Python path gives (same keys in the same order, same values)."""
+
+    def test_sql_lines_equal_the_python_rows(self):
+        if connection.vendor != "postgresql":
+            self.skipTest("the SQL path is PostgreSQL's; SQLite exports through the Python path")
+        from paraphrases.models import Score
+
+        dataset = make_dataset("sql-lines")
+        problems = make_problems(dataset, 3)
+        texts = ['Tom "quoted" said:\n\tcafé ✓ 5% of 1/2', "Back\\slash and </script> and \u2028", "Plain."]
+        for i, problem in enumerate(problems):
+            candidate = make_candidate(problem, texts[i], generator="reorder", prompt="p\"q", operator="op",
+                                       noise_combination="mask+shuffle", intended_valid=bool(i % 2))
+            if i < 2:
+                make_score(candidate, "metrics:1", similarity=0.1, diversity=1e-05, numeracy=1.0, pqi=2 / 3,
+                           bleu_diversity=0.3333333333333333, wpd=None, extra={"nested": {"a": [1, "é"]}})
+                Score.objects.create(candidate=candidate, scorer_version="paraqd:v9", paraqd=-0.25)
+            if i == 0:
+                make_gold(candidate, valid=False, source="agreement")
+        make_candidate(make_problems(make_dataset("not-this-one"), 1)[0], "Elsewhere.")
+        python = [json.loads(json.dumps(row, ensure_ascii=False, default=exporters._json_default))
+                  for row in dataset_export_rows(dataset=dataset, what="paraphrases")]
+        sql = [json.loads(line) for line in exporters._paraphrase_lines_sql(dataset, chunk_size=2)]
+        self.assertEqual(len(python), 3)
+        self.assertEqual(sql, python)
+        self.assertEqual([list(row) for row in sql], [list(row) for row in python])
+        self.assertEqual([list(row["scores"]) for row in sql], [["metrics:1", "paraqd:v9"]] * 2 + [[]])
+        # JSON lines end at "\n" only (str.splitlines would also split at the U+2028 in a text).
+        streamed = "".join(export_stream(dataset=dataset, what="paraphrases", fmt="jsonl")).split("\n")[:-1]
+        self.assertEqual([json.loads(line) for line in streamed], python)
