@@ -512,14 +512,18 @@ def report(args, timings, sizes, loads, staff, profile, exports, uptime_before, 
     # Verdicts.
     paced = next((r for s, r, _, _ in loads if s == "paced"), None)
     p95 = {e: load.pct(v, 95) * 1000 for e, v in paced.latency.items()} if paced else {}
-    dash = staff["dashboard page"]["median_s"]
+    dash_runs = staff["dashboard page"]["runs"]
+    dash, dash_cold = statistics.median(dash_runs[1:]), dash_runs[0]
     rates = [r["rows"] / r["s"] for r in exports if "error" not in r and r["rows"] >= 100_000]
     lines += ["", "## Against the targets", "",
               f"- `next`/`label` p95 < {TARGETS['next_label_p95_ms']} ms (`paced`): "
               + ("not measured" if not p95 else ", ".join(f"{e} {v:.0f} ms" for e, v in p95.items())
                  + (" — met" if all(v < TARGETS["next_label_p95_ms"] for v in p95.values()) else " — missed")) + ".",
-              f"- Dashboard < {TARGETS['dashboard_s']} s: {dash:.2f} s — "
-              + ("met" if dash < TARGETS["dashboard_s"] else "missed") + ".",
+              f"- Dashboard < {TARGETS['dashboard_s']} s: {dash:.2f} s with its summaries computed — "
+              + ("met" if dash < TARGETS["dashboard_s"] else "missed")
+              + f"; computing them (agreement, disagreements, PQI per generator) took {dash_cold:.2f} s in the first "
+              "request — " + ("met" if dash_cold < TARGETS["dashboard_s"] else "missed") + ". Beat recomputes them "
+              "into the shared cache every half PARALAB_DASHBOARD_CACHE_S, so staff get the first figure.",
               f"- Export ≥ {TARGETS['export_rows_s']:,} rows/s with flat memory: "
               + (", ".join(f"{r:,.0f}" for r in rates) or "not measured") + " rows/s — "
               + ("met" if rates and min(rates) >= TARGETS["export_rows_s"] else "missed") + " (memory: the table)."]

@@ -395,3 +395,36 @@ class PostgresParaphraseLinesTests(TestCase):
         # JSON lines end at "\n" only (str.splitlines would also split at the U+2028 in a text).
         streamed = "".join(export_stream(dataset=dataset, what="paraphrases", fmt="jsonl")).split("\n")[:-1]
         self.assertEqual([json.loads(line) for line in streamed], python)
+
+
+class PostgresLabelLinesTests(TestCase):
+    """The same for the label rows: human labels then gold labels, timestamps as isoformat()."""
+
+    def test_sql_lines_equal_the_python_rows(self):
+        if connection.vendor != "postgresql":
+            self.skipTest("the SQL path is PostgreSQL's; SQLite exports through the Python path")
+        from datetime import datetime, timezone as tz
+
+        from annotation.models import Label
+        from django.contrib.auth import get_user_model
+
+        dataset = make_dataset("sql-labels")
+        ann, boss = make_user("ann"), make_user("boss", staff=True)
+        problems = make_problems(dataset, 3)
+        items = [make_item(dataset, make_candidate(p, f'Reworded "{i}"\n✓')) for i, p in enumerate(problems)]
+        make_label(items[0], ann, valid=True, solvability=4, comment='a "quote"\tand é')
+        make_label(items[1], ann, valid=False)
+        # A timestamp with no microseconds: isoformat() leaves them out, and so must the SQL.
+        Label.objects.filter(item=items[1]).update(created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=tz.utc),
+                                                   updated_at=datetime(2026, 1, 2, 3, 4, 5, 120000, tzinfo=tz.utc))
+        make_gold(items[0].candidate, valid=True, source="adjudication", decided_by=boss, note="checked")
+        make_gold(make_candidate(problems[2], "Not queued."), valid=False, source="import")
+        self.assertTrue(get_user_model().objects.filter(username="boss").exists())
+        python = [json.loads(json.dumps(row, ensure_ascii=False, default=exporters._json_default))
+                  for row in dataset_export_rows(dataset=dataset, what="labels")]
+        sql = [json.loads(line) for line in exporters._label_lines_sql(dataset, chunk_size=1)]
+        self.assertEqual(len(python), 4)
+        self.assertEqual(sql, python)
+        self.assertEqual([list(row) for row in sql], [list(row) for row in python])
+        self.assertIn("2026-01-02T03:04:05+00:00", [row["created_at"] for row in sql])
+        self.assertIn("2026-01-02T03:04:05.120000+00:00", [row["updated_at"] for row in sql])
