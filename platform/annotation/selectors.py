@@ -330,6 +330,8 @@ _sizes: dict[int, tuple[float, int, int, int]] = {}  # dataset id → (expires, 
 
 def dataset_sizes_forget(dataset_id: int) -> None:
     _sizes.pop(dataset_id, None)
+    for key in [key for key in _open_counts if key[0] == dataset_id]:
+        _open_counts.pop(key, None)
 
 
 def _cached_sizes(dataset: Dataset) -> tuple[int, int] | None:
@@ -384,8 +386,28 @@ def progress_from(*, user, dataset: Dataset, done: int, share: int, held: int, n
     still = share - done
     have = held + open_seen
     if have < still and not open_all_seen:
-        have = held + open_item_count(user=user, dataset=dataset, now=now, limit=still - held)
+        have = held + _open_count(user=user, dataset=dataset, now=now, limit=still - held)
     return {"done": done, "total": done + min(still, have)}
+
+
+# Open-item counts for progress bars on large datasets (those whose sizes are cached, see
+# SIZES_CACHE_MIN_ITEMS), per process and person for SIZES_CACHE_S: on a bank of 500,000 items a
+# person's open items (thousands, counted up to their share) hardly move between two labels, and
+# counting them cost a fifth of each `next` and `label` (benchmarks/scale.py). Small datasets are
+# counted every time.
+_open_counts: dict[tuple[int, int], tuple[float, int, int]] = {}  # (dataset, user) → (expires, count, limit)
+
+
+def _open_count(*, user, dataset: Dataset, now: datetime, limit: int) -> int:
+    if _cached_sizes(dataset) is None:
+        return open_item_count(user=user, dataset=dataset, now=now, limit=limit)
+    key = (dataset.pk, user.pk)
+    hit = _open_counts.get(key)
+    if hit is not None and hit[0] >= time.monotonic() and (hit[1] < hit[2] or limit <= hit[2]):
+        return min(limit, hit[1])  # an exact count, or a capped one that covers this limit
+    count = open_item_count(user=user, dataset=dataset, now=now, limit=limit)
+    _open_counts[key] = (time.monotonic() + SIZES_CACHE_S, count, limit)
+    return count
 
 
 def _progress(*, user, dataset: Dataset, share: int, now: datetime) -> dict[str, int]:

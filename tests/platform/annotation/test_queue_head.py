@@ -130,6 +130,7 @@ class DatasetSizesCacheTests(TestCase):
         patcher.start()
         self.addCleanup(patcher.stop)
         self.addCleanup(selectors._sizes.clear)
+        self.addCleanup(selectors._open_counts.clear)
 
     def test_the_share_follows_new_items_removed_items_and_k(self):
         from annotation.services import dataset_labels_per_item_apply
@@ -151,6 +152,19 @@ class DatasetSizesCacheTests(TestCase):
         dataset.refresh_from_db()
         dataset_labels_per_item_apply(dataset=dataset)
         self.assertEqual(share(), 3)  # 6 items × 1 / 2
+
+
+class OpenCountCacheTests(DatasetSizesCacheTests):
+    def test_a_large_datasets_open_counts_are_reused_for_a_while(self):
+        users = annotators("cat", "dan")
+        dataset, _ = annotation_dataset("opens", n_items=30, annotators=users, k=2)  # share 30 each
+        first = selectors.annotation_progress(user=users[0], dataset=dataset)
+        self.assertEqual(first, {"done": 0, "total": 30})
+        with self.assertNumQueries(1):  # the standing; sizes and the open count come from the caches
+            self.assertEqual(selectors.annotation_progress(user=users[0], dataset=dataset), first)
+        selectors.dataset_sizes_forget(dataset.pk)  # items added or removed: counted again
+        selectors.annotation_progress(user=users[0], dataset=dataset)
+        self.assertIn((dataset.pk, users[0].pk), selectors._open_counts)
 
 
 class DatasetProgressTests(TestCase):
