@@ -606,7 +606,8 @@ def main() -> None:
     profile = annotator_profile(dataset, users[:args.clients])
     staff = staff_endpoints(dataset)
     exports = []
-    for what, fmt in (("paraphrases", "jsonl"), ("paraphrases", "csv"), ("problems", "jsonl"), ("labels", "jsonl")):
+    for what, fmt in (("paraphrases", "jsonl"), ("paraphrases", "csv"), ("problems", "jsonl"), ("problems", "csv"),
+                      ("labels", "jsonl"), ("labels", "csv")):
         log(f"export {what} {fmt}")
         exports.append(export_run(dataset.pk, what, fmt))
         row = exports[-1]

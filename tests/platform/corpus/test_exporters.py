@@ -428,3 +428,105 @@ class PostgresLabelLinesTests(TestCase):
         self.assertEqual([list(row) for row in sql], [list(row) for row in python])
         self.assertIn("2026-01-02T03:04:05+00:00", [row["created_at"] for row in sql])
         self.assertIn("2026-01-02T03:04:05.120000+00:00", [row["updated_at"] for row in sql])
+
+
+# Text cells that exercise every rule of the CSV writer: quoting (comma, double quote, CR, LF),
+# the formula prefixes, a prefix that is not the first character, an empty string, non-ASCII.
+NASTY_TEXTS = [
+    'Tom, "the farmer", has 5\r\napples', "=SUM(A1:A9)", "+1 more", "-5 apples", "@user", "\tTabbed",
+    "\rCarriage", "Tom has -5", "", "café ✓ \u2028 ünï", "'quoted'", 'a"b', "line\nbreak", "-", "x,y",
+]
+# Floats around every branch of repr(): integral, negative zero, tiny and huge exponents, the band
+# where PostgreSQL's shortest form takes an exponent and Python's does not, NaN and infinities.
+NASTY_FLOATS = [
+    0.0, -0.0, 1.0, -1.0, 0.1, 2 / 3, -0.25, 1e-05, 1.5e-07, 0.0001, 123.456, 1e15, 1e16, 1.5e300, 5e-324,
+    123456789012345.67, 1234567890123456.8, -1234567890123456.8, 9007199254740993.0, 1e22, 12345678.0,
+    float("nan"), float("inf"), float("-inf"), 0.30000000000000004,
+]
+
+
+class PostgresCsvTests(TestCase):
+    """On PostgreSQL the CSV lines are written by the database: the text must equal, byte for
+    byte, what csv.writer makes of the Python rows."""
+
+    def setUp(self):
+        if connection.vendor != "postgresql":
+            self.skipTest("the SQL path is PostgreSQL's; SQLite exports through the Python path")
+
+    def _python(self, dataset, what) -> str:
+        columns, versions = exporters._csv_header(dataset=dataset, what=what)
+        rows = dataset_export_rows(dataset=dataset, what=what, chunk_size=2)
+        return "".join(piece for piece, _ in exporters._csv_pieces(rows, columns, versions))
+
+    def _sql(self, dataset, what) -> str:
+        return "".join(export_stream(dataset=dataset, what=what, fmt="csv", chunk_size=2))
+
+    def test_float_cells_are_written_as_repr(self):
+        with connection.cursor() as cursor:
+            for value in NASTY_FLOATS:
+                cursor.execute(f"SELECT {exporters._csv_cell_sql('float', 'v')} FROM (SELECT %s::float8 AS v) t", [value])
+                self.assertEqual(cursor.fetchone()[0], repr(value), value)
+            cursor.execute(f"SELECT {exporters._csv_cell_sql('float', 'NULL::float8')}")
+            self.assertEqual(cursor.fetchone()[0], "")
+
+    def test_text_cells_are_escaped_and_quoted_as_csv_writer(self):
+        with connection.cursor() as cursor:
+            for text in NASTY_TEXTS:
+                out = io.StringIO()
+                csv.writer(out, lineterminator="\r\n").writerow([csv_cell(text), "end"])
+                cursor.execute(f"SELECT {exporters._csv_cell_sql('text', 'v')} || ',end' || chr(13) || chr(10) "
+                               "FROM (SELECT %s::text AS v) t", [text])
+                self.assertEqual(cursor.fetchone()[0], out.getvalue(), repr(text))
+
+    def test_problems_csv_equals_the_python_writer(self):
+        dataset = make_dataset("csv-problems")
+        for i, text in enumerate(NASTY_TEXTS[:-1]):
+            make_problem(dataset, text or "Empty?", source=text[:32], source_id=str(i), answer=NASTY_TEXTS[i + 1],
+                         equation="-x + 3", numbers=[[], ["-5", 1.0], [], None][i % 4] or [],
+                         metadata=[{}, {"zz": 1, "b": [1.5, "é"], "aaa": {"y": None, "x": "=1"}}, {"k": "v,w"},
+                                   "-plain string"][i % 4])
+        make_problems(make_dataset("csv-other"), 2)
+        sql = self._sql(dataset, "problems")
+        self.assertEqual(sql, self._python(dataset, "problems"))
+        self.assertEqual(len(list(csv.reader(io.StringIO(sql, newline="")))), len(NASTY_TEXTS))
+
+    def test_paraphrases_csv_equals_the_python_writer(self):
+        dataset = make_dataset("csv-paraphrases")
+        problems = make_problems(dataset, 4)
+        for i, text in enumerate(NASTY_TEXTS):
+            candidate = make_candidate(problems[i % 4], text or "Blank?", generator="reorder" if i % 2 else "eda",
+                                       operator=NASTY_TEXTS[-1 - i][:64], prompt=NASTY_TEXTS[i - 1][:128],
+                                       noise_combination="mask+shuffle", intended_valid=[True, False, None][i % 3])
+            floats = NASTY_FLOATS[i:] + NASTY_FLOATS[:i]
+            if i % 3:
+                make_score(candidate, "metrics:1", **dict(zip(exporters.SCORE_FIELDS, floats)),
+                           extra=[{}, {"checks": {"numbers": True, "units": "-kg"}, "a": 0.5}][i % 2])
+            if i % 4:
+                make_score(candidate, "paraqd:v1", paraqd=floats[3], similarity=None, extra={"zz": [1, "x,\"y\""], "b": 2})
+            if i % 5 == 0:
+                make_gold(candidate, valid=bool(i % 2), source="agreement")
+        sql = self._sql(dataset, "paraphrases")
+        self.assertEqual(sql, self._python(dataset, "paraphrases"))
+        header = next(csv.reader(io.StringIO(sql, newline="")))
+        self.assertIn("score.paraqd:v1.extra", header)
+
+    def test_labels_csv_equals_the_python_writer(self):
+        from datetime import datetime, timezone as tz
+
+        from annotation.models import Label
+
+        dataset = make_dataset("csv-labels")
+        ann, boss = make_user("ann"), make_user("=boss", staff=True)
+        problems = make_problems(dataset, 3)
+        items = [make_item(dataset, make_candidate(p, NASTY_TEXTS[i])) for i, p in enumerate(problems)]
+        make_label(items[0], ann, valid=True, solvability=4, diversity=0, comment=NASTY_TEXTS[0], time_spent_ms=1234)
+        make_label(items[1], boss, valid=False, comment="-1 apples")
+        Label.objects.filter(item=items[1]).update(created_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=tz.utc),
+                                                   updated_at=datetime(2026, 1, 2, 3, 4, 5, 120000, tzinfo=tz.utc))
+        make_gold(items[0].candidate, valid=True, source="adjudication", decided_by=boss, note="@checked, ok")
+        make_gold(make_candidate(problems[2], "Not queued."), valid=False, source="import")
+        sql = self._sql(dataset, "labels")
+        self.assertEqual(sql, self._python(dataset, "labels"))
+        rows = list(csv.DictReader(io.StringIO(sql, newline="")))
+        self.assertEqual([row["kind"] for row in rows], ["human", "human", "gold", "gold"])
+        self.assertEqual(rows[1]["annotator"], "'=boss")
