@@ -23,6 +23,7 @@ from corpus.selectors import dataset_get
 from paralab.fields import StrictBooleanField
 from paralab.permissions import IsStaff
 from paralab.schema import ErrorSerializer
+from paralab.serializers import BlankFormFieldsRefused
 
 from . import selectors, services
 from .models import AnnotationItem, Label
@@ -116,7 +117,7 @@ def _rating(name: str) -> serializers.IntegerField:
                                     help_text=f"{name}, 0–5 (paper 000 section 5.3)")
 
 
-class LabelInputSerializer(serializers.Serializer):
+class LabelInputSerializer(BlankFormFieldsRefused):
     valid = StrictBooleanField()  # required in form data too
     solvability = _rating("solvability")
     diversity = _rating("diversity")
@@ -125,11 +126,11 @@ class LabelInputSerializer(serializers.Serializer):
     time_spent_ms = serializers.IntegerField(required=False, allow_null=True, min_value=0, max_value=86_400_000)
 
 
-class UndoInputSerializer(serializers.Serializer):
+class UndoInputSerializer(BlankFormFieldsRefused):
     dataset = serializers.IntegerField()
 
 
-class AdjudicateInputSerializer(serializers.Serializer):
+class AdjudicateInputSerializer(BlankFormFieldsRefused):
     valid = StrictBooleanField()  # required in form data too
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 

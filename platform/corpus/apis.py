@@ -37,6 +37,7 @@ from rest_framework.views import APIView
 from jobs.models import Job
 from paralab.permissions import IsStaff, IsStaffOrReadOnlyForMembers
 from paralab.schema import ErrorSerializer
+from paralab.serializers import BlankFormFieldsRefused
 
 from . import dataset_services, exporters
 from .importers import PAIR_FORMATS, PROBLEM_FORMATS
@@ -105,7 +106,7 @@ def _dataset_out(request, dataset: Dataset) -> dict:
     return serializer(dataset).data
 
 
-class DatasetInputSerializer(serializers.Serializer):
+class DatasetInputSerializer(BlankFormFieldsRefused):
     name = serializers.CharField(
         max_length=100, validators=[UniqueValidator(Dataset.objects.all(), message="A dataset with this name exists.")]
     )
@@ -257,7 +258,7 @@ class UploadField(serializers.FileField):
     """A file part of a multipart body (drf-spectacular would document a FileField as a URI)."""
 
 
-class ImportInputSerializer(serializers.Serializer):
+class ImportInputSerializer(BlankFormFieldsRefused):
     file = UploadField(help_text="The corpus file (at most PARALAB_MAX_UPLOAD_BYTES).")
     format = serializers.ChoiceField(
         choices=list(dict.fromkeys(PROBLEM_FORMATS + PAIR_FORMATS)), required=False,
@@ -400,7 +401,7 @@ def _import_start(*, dataset, path: Path, fmt: str, split: str, kind: str, user,
 # --- export ------------------------------------------------------------------------------------
 
 
-class ExportQuerySerializer(serializers.Serializer):
+class ExportQuerySerializer(BlankFormFieldsRefused):
     what = serializers.ChoiceField(choices=exporters.WHATS)
     format = serializers.ChoiceField(choices=exporters.FORMATS, default="jsonl")
 

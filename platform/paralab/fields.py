@@ -12,6 +12,13 @@ class StrictBooleanField(serializers.BooleanField):
     unticked checkbox, false: a multipart label without ``valid`` would be stored as "invalid",
     and ``GET candidates/`` without ``selected`` would list only the unselected. Here a required
     one is an error when absent, an optional one keeps its default, and ``"null"`` is no boolean.
+    In JSON, only ``true`` and ``false`` are (DRF also takes the numbers 0 and 1).
     """
 
     default_empty_html = empty
+
+    def to_internal_value(self, data):
+        # JSON has booleans: 0 and 1 there are numbers, not answers (forms and queries send text).
+        if isinstance(data, (int, float)) and not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return super().to_internal_value(data)

@@ -14,6 +14,7 @@ from corpus.selectors import dataset_get
 from paralab.fields import StrictBooleanField
 from paralab.permissions import IsStaff
 from paralab.schema import ErrorSerializer
+from paralab.serializers import BlankFormFieldsRefused
 
 from .generation import (
     DEFAULT_PER_PROBLEM,
@@ -24,7 +25,7 @@ from .generation import (
     paraphrase_variants,
 )
 from modelhub.kinds.paraqd import ParaQDError
-from .selectors import LABEL_FILTERS, candidate_list, candidate_row, scores_by_id
+from .selectors import LABEL_FILTERS, candidate_pages, candidate_row, scores_by_id
 
 def _dataset_or_404(request, dataset_id: int) -> Dataset:
     dataset = dataset_get(user=request.user, dataset_id=dataset_id)
@@ -41,13 +42,13 @@ def _names(value):
     return value
 
 
-class GenerateInputSerializer(serializers.Serializer):
+class GenerateInputSerializer(BlankFormFieldsRefused):
     generators = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_empty=True,
                                        help_text="Generator names (default: every rule-based one that can run here).")
     select = serializers.CharField(required=False, default="pammr", help_text="pammr, dips, tree, mwp, qf_pcf or none")
     per_problem = serializers.IntegerField(required=False, default=DEFAULT_PER_PROBLEM, min_value=1,
                                            max_value=MAX_PER_PROBLEM)
-    queue = serializers.BooleanField(required=False, default=True, help_text="Queue the selected for annotation.")
+    queue = StrictBooleanField(required=False, default=True, help_text="Queue the selected for annotation.")
 
 
 class DatasetGenerateApi(APIView):
@@ -101,7 +102,7 @@ class CandidateListApi(APIView):
         query = CandidateQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = query.validated_data
-        qs = candidate_list(dataset=dataset, generator=q.get("generator") or None, min_pqi=q.get("min_pqi"),
+        qs = candidate_pages(dataset=dataset, generator=q.get("generator") or None, min_pqi=q.get("min_pqi"),
                             selected=q.get("selected"), label=q.get("label"))
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(qs, request, view=self)
@@ -109,7 +110,7 @@ class CandidateListApi(APIView):
         return paginator.get_paginated_response([candidate_row(c, scores.get(c.score_id)) for c in page])
 
 
-class ParaphraseInputSerializer(serializers.Serializer):
+class ParaphraseInputSerializer(BlankFormFieldsRefused):
     text = serializers.CharField(allow_blank=True, trim_whitespace=True,
                                  help_text="The word problem (its numbers and units must survive).")
     k = serializers.IntegerField(required=False, default=3, min_value=1, max_value=MAX_PER_PROBLEM)

@@ -19,6 +19,48 @@ def _latest_score() -> QuerySet[Score]:
     return Score.objects.filter(candidate=OuterRef("pk"), pqi__isnull=False).order_by("-id")
 
 
+def _candidate_base(
+    *,
+    dataset: Dataset,
+    generator: str | None = None,
+    min_pqi: float | None = None,
+    selected: bool | None = None,
+    label: str | None = None,
+    problem_ids: list[int] | None = None,
+) -> QuerySet[Candidate]:
+    """The filtered candidates, without the per-row annotations of the list."""
+    if label is not None and label not in LABEL_FILTERS:
+        raise ValueError(f"label must be one of {', '.join(LABEL_FILTERS)}")
+    qs = Candidate.objects.filter(problem__dataset=dataset)
+    if problem_ids is not None:
+        qs = qs.filter(problem_id__in=problem_ids)
+    if generator:
+        qs = qs.filter(generator=generator)
+    if min_pqi is not None:
+        qs = qs.annotate(pqi_value=Subquery(_latest_score().values("pqi")[:1])).filter(pqi_value__gte=min_pqi)
+    if selected is True:
+        qs = qs.exclude(selected_by="")
+    elif selected is False:
+        qs = qs.filter(selected_by="")
+    if label in ("valid", "invalid"):
+        qs = qs.filter(gold__valid=(label == "valid"))
+    elif label == "unlabelled":
+        qs = qs.filter(gold__isnull=True)
+    elif label == "queued":
+        qs = qs.filter(gold__isnull=True).filter(Exists(AnnotationItem.objects.filter(candidate=OuterRef("pk"))))
+    return qs
+
+
+def _candidate_rows(qs: QuerySet[Candidate]) -> QuerySet[Candidate]:
+    latest = _latest_score()
+    return (
+        qs.select_related("problem", "gold", "annotation_item")
+        .annotate(score_id=Subquery(latest.values("id")[:1]), pqi_value=Subquery(latest.values("pqi")[:1]))
+        .annotate(labels_done=Count("annotation_item__labels", distinct=True))
+        .order_by("problem_id", "-pqi_value", "id")
+    )
+
+
 def candidate_list(
     *,
     dataset: Dataset,
@@ -32,34 +74,67 @@ def candidate_list(
     ``score_id`` and ``pqi_value`` (their newest complete score) and ``labels_done``.
 
     ``label``: ``valid`` / ``invalid`` (gold), ``unlabelled`` (no gold yet), ``queued`` (an
-    annotation item exists and no gold yet).
+    annotation item exists and no gold yet). For pages of it, ``candidate_pages``.
     """
-    if label is not None and label not in LABEL_FILTERS:
-        raise ValueError(f"label must be one of {', '.join(LABEL_FILTERS)}")
-    latest = _latest_score()
-    qs = (
-        Candidate.objects.filter(problem__dataset=dataset)
-        .select_related("problem", "gold", "annotation_item")
-        .annotate(score_id=Subquery(latest.values("id")[:1]), pqi_value=Subquery(latest.values("pqi")[:1]))
-        .annotate(labels_done=Count("annotation_item__labels", distinct=True))
-    )
-    if problem_ids is not None:
-        qs = qs.filter(problem_id__in=problem_ids)
-    if generator:
-        qs = qs.filter(generator=generator)
-    if min_pqi is not None:
-        qs = qs.filter(pqi_value__gte=min_pqi)
-    if selected is True:
-        qs = qs.exclude(selected_by="")
-    elif selected is False:
-        qs = qs.filter(selected_by="")
-    if label in ("valid", "invalid"):
-        qs = qs.filter(gold__valid=(label == "valid"))
-    elif label == "unlabelled":
-        qs = qs.filter(gold__isnull=True)
-    elif label == "queued":
-        qs = qs.filter(gold__isnull=True).filter(Exists(AnnotationItem.objects.filter(candidate=OuterRef("pk"))))
-    return qs.order_by("problem_id", "-pqi_value", "id")
+    return _candidate_rows(_candidate_base(dataset=dataset, generator=generator, min_pqi=min_pqi,
+                                           selected=selected, label=label, problem_ids=problem_ids))
+
+
+class CandidatePages:
+    """``candidate_list`` as a paginator reads it (``count()`` and slices), a page at a time.
+
+    The list is ordered by problem first, so a page's candidates are those of a run of
+    consecutive problems: a slice finds the problems at its two ends in the cheap (problem, id)
+    order, counts the candidates of earlier problems, and annotates and sorts only the
+    candidates of those problems. Sorting the whole annotated list took 4 s at 500,000
+    candidates (benchmarks/scale.py); a page now reads a page's problems.
+    """
+
+    def __init__(self, base: QuerySet[Candidate]):
+        self._base = base
+        self._count: int | None = None
+
+    def count(self) -> int:
+        if self._count is None:
+            self._count = self._base.order_by().count()
+        return self._count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, key):
+        if isinstance(key, int):
+            rows = self[key:key + 1]
+            if not rows:
+                raise IndexError(key)
+            return rows[0]
+        if key.step not in (None, 1) or (key.start or 0) < 0 or (key.stop is not None and key.stop < 0):
+            raise ValueError("CandidatePages takes plain slices")
+        start = key.start or 0
+        stop = key.stop if key.stop is not None else self.count()
+        if stop <= start:
+            return []
+        ends = list(self._base.order_by("problem_id", "id").values_list("problem_id", flat=True)[start:stop])
+        if not ends:
+            return []
+        first, last = ends[0], ends[-1]
+        before = self._base.filter(problem_id__lt=first).order_by().count()
+        rows = list(_candidate_rows(self._base.filter(problem_id__gte=first, problem_id__lte=last)))
+        return rows[start - before:stop - before]
+
+
+def candidate_pages(
+    *,
+    dataset: Dataset,
+    generator: str | None = None,
+    min_pqi: float | None = None,
+    selected: bool | None = None,
+    label: str | None = None,
+) -> CandidatePages:
+    """``candidate_list`` for a ``Paginator`` (the page and the API): the same rows, in the same
+    order, read a page at a time."""
+    return CandidatePages(_candidate_base(dataset=dataset, generator=generator, min_pqi=min_pqi,
+                                          selected=selected, label=label))
 
 
 def scores_by_id(score_ids: list[int]) -> dict[int, Score]:

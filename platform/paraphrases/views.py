@@ -16,7 +16,7 @@ from corpus.selectors import dataset_get
 
 from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, GenerationError, generation_start, generator_catalog
 from modelhub.kinds.paraqd import ParaQDError
-from .selectors import LABEL_FILTERS, candidate_generators, candidate_list, candidate_row, scores_by_id
+from .selectors import LABEL_FILTERS, candidate_generators, candidate_pages, candidate_row, scores_by_id
 
 CANDIDATES_PER_PAGE = 60
 SELECTORS_SHOWN = (("pammr", "PAMMR (quality + diversity)"), ("dips", "DiPS (submodular)"),
@@ -54,7 +54,7 @@ def dataset_candidates_page(request, dataset_id: int):
     selected = {"1": True, "0": False}.get(request.GET.get("selected", ""))
     label = request.GET.get("label", "")
     label = label if label in LABEL_FILTERS else None
-    qs = candidate_list(dataset=dataset, generator=generator or None, min_pqi=min_pqi, selected=selected, label=label)
+    qs = candidate_pages(dataset=dataset, generator=generator or None, min_pqi=min_pqi, selected=selected, label=label)
     page = Paginator(qs, CANDIDATES_PER_PAGE).get_page(request.GET.get("page"))
     scores = scores_by_id([c.score_id for c in page.object_list])
     rows = [candidate_row(c, scores.get(c.score_id)) for c in page.object_list]

@@ -58,7 +58,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from annotation import services as annotation_services
-from annotation.models import AnnotationItem
+from annotation.models import AnnotationItem, GoldLabel
 from jobs.models import Job
 from modelhub.models import ModelVersion
 
@@ -83,6 +83,9 @@ KNOWN_ISSUES = [
     (None, r'violates `maxLength`[^\n]*became "\s',
      "not a bug: DRF trims surrounding whitespace before it checks max_length, so a value too long only "
      "by its leading whitespace is accepted, trimmed"),
+    (None, r"violates `type` at /properties/\w+ \(was string, became (integer|number)\)",
+     "not a bug: DRF's CharField takes a JSON number as its text ({\"note\": 0} is the note \"0\"); a boolean, "
+     "list, object or null is refused"),
 ]
 
 
@@ -207,7 +210,13 @@ class ApiFuzzTests(TestCase):
             strategies.append(operation.as_strategy(generation_mode=mode, path_parameters=combo, **body))
         if query:
             strategies.append(operation.as_strategy(generation_mode=mode, query=query, **body))
-        return st.one_of(*strategies)
+        strategy = st.one_of(*strategies)
+        if body:
+            # ``media_type`` only pins the encoding of a body given explicitly: a generated one
+            # draws its own, so the negative cases that went out as forms are filtered out here
+            # (one such, ``queue_order`` with an empty list, is an empty form: a valid PATCH).
+            strategy = strategy.filter(lambda case: case.media_type in (None, "application/json"))
+        return strategy
 
     def _fuzz(self, role: str) -> dict[str, set[int]]:
         """Every operation, positive and (where it takes input) negative examples, as ``role``;
@@ -316,6 +325,34 @@ class FuzzFindingTests(TestCase):
         response = self.client_for(self.staff).patch(f"/api/v1/datasets/{self.dataset.pk}/", {"name": taken.name},
                                                      format="json")
         self.assertEqual((response.status_code, response.json()["name"]), (400, ["A dataset with this name exists."]))
+
+    def test_a_blank_setting_in_a_form_body_is_a_400_not_a_silent_no_op(self):
+        # DRF reads "queue_order=" in a form body as no queue_order: PATCH answered 200, changing nothing.
+        url = f"/api/v1/datasets/{self.dataset.pk}/"
+        client = self.client_for(self.staff)
+        for field in ("queue_order", "fill_order", "labels_per_item", "lease_seconds", "name"):
+            with self.subTest(field=field):
+                response = client.generic("PATCH", url, f"{field}=", content_type="application/x-www-form-urlencoded")
+                self.assertEqual(response.status_code, 400, response.content)
+                self.assertIn(field, response.json())
+        # Text that may be blank still may be, and a real value in a form body still works.
+        response = client.generic("PATCH", url, "guidelines=&queue_order=random",
+                                  content_type="application/x-www-form-urlencoded")
+        self.assertEqual(response.status_code, 200, response.content)
+        self.dataset.refresh_from_db()
+        self.assertEqual((self.dataset.guidelines, self.dataset.queue_order), ("", "random"))
+
+    def test_a_number_is_no_verdict_in_json(self):
+        # {"valid": 0} was stored as an invalid gold label (DRF's BooleanField takes 0 and 1).
+        url = f"/api/v1/annotation/items/{self.item.pk}/adjudicate/"
+        for value in (0, 1, 0.0):
+            response = self.client_for(self.staff).post(url, {"valid": value}, format="json")
+            self.assertEqual(response.status_code, 400, value)
+            self.assertIn("valid", response.json())
+        self.assertFalse(GoldLabel.objects.filter(candidate=self.item.candidate).exists())
+        response = self.client_for(self.staff).post(url, {"valid": "true"}, format="multipart")
+        self.assertEqual(response.status_code, 200, response.content)
+        self.assertTrue(GoldLabel.objects.get(candidate=self.item.candidate).valid)
 
     def test_form_data_without_valid_is_refused_not_stored_as_invalid(self):
         annotation_services.annotation_next(user=self.annotator, dataset=self.dataset)
