@@ -6,6 +6,11 @@ time and written out in pieces of about ``PIECE_CHARS`` characters, so memory st
 a dataset has a hundred rows or a hundred thousand, and no transaction stays open while a slow
 client reads a streamed response.
 
+On PostgreSQL the database writes the lines of the big exports: JSON lines of ``paraphrases``
+and ``labels`` (the same keys, order and values as the Python rows through ``json.dumps``, with
+PostgreSQL's spacing) and CSV lines of ``problems``, ``paraphrases`` and ``labels`` (byte for byte
+what csv.writer makes of the Python rows). SQLite, and the other exports, go through Python.
+
 What each ``what`` writes (one row per object; JSONL keeps JSON types, CSV flattens them):
 
 ``problems``
