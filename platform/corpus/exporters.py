@@ -439,9 +439,9 @@ def _iso(column: str) -> str:
             "|| '+00:00'")
 
 
-def _keyset_lines(sql: str, params: dict[str, Any], chunk_size: int) -> Iterator[str]:
-    """Lines from ``sql`` (selecting ``id, line``, with ``%(last)s`` for the last id and
-    ``%(limit)s`` for the chunk's size among its named parameters), keyset-paginated."""
+def _keyset_rows(sql: str, params: dict[str, Any], chunk_size: int) -> Iterator[tuple]:
+    """Rows of ``sql`` (selecting the keyset id first, with ``%(last)s`` for the last id and
+    ``%(limit)s`` for the chunk's size among its named parameters), chunk after chunk."""
     from django.db import connection
 
     last = 0
@@ -451,11 +451,16 @@ def _keyset_lines(sql: str, params: dict[str, Any], chunk_size: int) -> Iterator
             rows = cursor.fetchall()
         if not rows:
             return
-        for _, line in rows:
-            yield line
+        yield from rows
         if len(rows) < chunk_size:
             return
         last = rows[-1][0]
+
+
+def _keyset_lines(sql: str, params: dict[str, Any], chunk_size: int) -> Iterator[str]:
+    """The lines of ``sql`` selecting ``id, line`` (``_keyset_rows``)."""
+    for _, line in _keyset_rows(sql, params, chunk_size):
+        yield line
 
 
 def _label_tables() -> dict[str, str]:
@@ -593,22 +598,9 @@ def _keyset_csv_lines(cells: list[tuple[str, str]], from_sql: str, id_sql: str, 
                       chunk_size: int) -> Iterator[str]:
     """CSV lines (no terminator) of ``cells`` over ``from_sql`` (FROM … LIMIT, with ``%(last)s``
     and ``%(limit)s`` among its named parameters), keyset-paginated on ``id_sql``."""
-    from django.db import connection
-
     select, json_cells = _csv_select(cells)
-    sql = f"SELECT {id_sql}, {select} {from_sql}"
-    last = 0
-    while True:
-        with connection.cursor() as cursor:
-            cursor.execute(sql, {**params, "last": last, "limit": chunk_size})
-            rows = cursor.fetchall()
-        if not rows:
-            return
-        for row in rows:
-            yield _csv_line(row, json_cells)
-        if len(rows) < chunk_size:
-            return
-        last = rows[-1][0]
+    for row in _keyset_rows(f"SELECT {id_sql}, {select} {from_sql}", params, chunk_size):
+        yield _csv_line(row, json_cells)
 
 
 def _problem_csv_sql(dataset: Dataset, versions: list[str], chunk_size: int) -> Iterator[str]:

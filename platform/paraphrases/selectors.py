@@ -61,23 +61,15 @@ def _candidate_rows(qs: QuerySet[Candidate]) -> QuerySet[Candidate]:
     )
 
 
-def candidate_list(
-    *,
-    dataset: Dataset,
-    generator: str | None = None,
-    min_pqi: float | None = None,
-    selected: bool | None = None,
-    label: str | None = None,
-    problem_ids: list[int] | None = None,
-) -> QuerySet[Candidate]:
+def candidate_list(*, dataset: Dataset, **filters: Any) -> QuerySet[Candidate]:
     """The dataset's candidates ordered by problem, then PQI (best first), annotated with
     ``score_id`` and ``pqi_value`` (their newest complete score) and ``labels_done``.
 
-    ``label``: ``valid`` / ``invalid`` (gold), ``unlabelled`` (no gold yet), ``queued`` (an
-    annotation item exists and no gold yet). For pages of it, ``candidate_pages``.
+    ``filters``: ``generator``, ``min_pqi``, ``selected``, ``problem_ids`` and ``label``:
+    ``valid`` / ``invalid`` (gold), ``unlabelled`` (no gold yet), ``queued`` (an annotation item
+    exists and no gold yet). For pages of it, ``candidate_pages``.
     """
-    return _candidate_rows(_candidate_base(dataset=dataset, generator=generator, min_pqi=min_pqi,
-                                           selected=selected, label=label, problem_ids=problem_ids))
+    return _candidate_rows(_candidate_base(dataset=dataset, **filters))
 
 
 class CandidatePages:
@@ -123,18 +115,10 @@ class CandidatePages:
         return rows[start - before:stop - before]
 
 
-def candidate_pages(
-    *,
-    dataset: Dataset,
-    generator: str | None = None,
-    min_pqi: float | None = None,
-    selected: bool | None = None,
-    label: str | None = None,
-) -> CandidatePages:
+def candidate_pages(*, dataset: Dataset, **filters: Any) -> CandidatePages:
     """``candidate_list`` for a ``Paginator`` (the page and the API): the same rows, in the same
     order, read a page at a time."""
-    return CandidatePages(_candidate_base(dataset=dataset, generator=generator, min_pqi=min_pqi,
-                                          selected=selected, label=label))
+    return CandidatePages(_candidate_base(dataset=dataset, **filters))
 
 
 def scores_by_id(score_ids: list[int]) -> dict[int, Score]:
