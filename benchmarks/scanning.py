@@ -168,6 +168,8 @@ def main() -> None:  # noqa: C901 (one linear script)
     parser.add_argument("--scratch-size", choices=("tiny", "small", "base"), help="BART size of the scratch base")
     parser.add_argument("--no-copy-numbers", action="store_true",
                         help="decode without the number-copying constraint (the paper's unconstrained decoding)")
+    parser.add_argument("--require-numbers", action="store_true",
+                        help="with the copying constraint, no output may end before it wrote every input number")
     parser.add_argument("--reuse", action="store_true",
                         help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
     parser.add_argument("--seed", type=int, default=3407)
@@ -198,6 +200,8 @@ def main() -> None:  # noqa: C901 (one linear script)
         overrides["passive_inference"] = False
     if args.no_copy_numbers:
         overrides["copy_numbers"] = False
+    if args.require_numbers:
+        overrides["require_numbers"] = True
     if args.pap_prompts:
         overrides["pap_prompts"] = tuple(p.strip() for p in args.pap_prompts.split(",") if p.strip())
     preset = get_preset(args.preset, **overrides)
@@ -345,6 +349,8 @@ def write_report(report: dict, out: Path) -> None:
         cmd += f" --pap-prompts '{args['pap_prompts']}'"
     if args.get("no_copy_numbers"):
         cmd += " --no-copy-numbers"
+    if args.get("require_numbers"):
+        cmd += " --require-numbers"
     if args.get("reuse"):
         cmd += " --reuse"
     lines = [

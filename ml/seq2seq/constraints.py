@@ -9,6 +9,11 @@ is written at most as many times as the input writes it (a paraphrase keeps the 
 what ν measures). Numbers written as words are not constrained. Commas inside numbers are ignored
 when comparing ("1,200" = "1200").
 
+With ``require_all`` the output may also not end (its end-of-sequence tokens are forbidden) while
+an input number is still unwritten: copying forbids a changed number, this forbids a dropped one,
+so a finished output keeps the input's multiset of numbers (ν = 1). An output cut off at the
+length limit can still miss some.
+
 Like :class:`ml.seq2seq.beams.HammingDiversityLogitsProcessor` it is a plain callable with
 transformers' logits-processor signature, so importing ``ml`` does not import torch.
 """
@@ -19,7 +24,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "source_numbers", "trailing_number"]
+__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "source_numbers", "trailing_number"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _TRAILING = re.compile(r"(\d[\d,]*\.?\d*)$")
@@ -54,6 +59,15 @@ def available_numbers(generated: str, numbers: Counter[str]) -> frozenset[str]:
     return frozenset(n for n, count in numbers.items() if used[n] < count)
 
 
+def missing_numbers(generated: str, numbers: Counter[str]) -> Counter[str]:
+    """The input numbers ``generated`` has not written yet (as often as the input writes them).
+
+    >>> sorted(missing_numbers("3 pens and 12", source_numbers("3 boxes of 3 pens, 12 in all")).items())
+    [('3', 1)]
+    """
+    return numbers - Counter(_plain(m.group(0)) for m in _NUMBER.finditer(generated))
+
+
 def trailing_number(text: str) -> str:
     """The number being written at the end of ``text`` (commas removed), or ''.
 
@@ -78,14 +92,19 @@ class NumberCopyLogitsProcessor:
 
     tokenizer: the model's tokenizer (to read the generated tail and the numeric tokens);
     numbers: per input of the batch, :func:`source_numbers` of its input text; offset: positions
-    of ``input_ids`` before the generated part; beams: rows per input in this search.
+    of ``input_ids`` before the generated part; beams: rows per input in this search;
+    require_all with eos_token_ids: no end of sequence while an input number is unwritten.
     """
 
-    def __init__(self, tokenizer: Any, numbers: Sequence[Counter[str]], *, offset: int, beams: int) -> None:
+    def __init__(self, tokenizer: Any, numbers: Sequence[Counter[str]], *, offset: int, beams: int,
+                 require_all: bool = False, eos_token_ids: Sequence[int] = ()) -> None:
         self.tokenizer = tokenizer
         self.numbers = list(numbers)
         self.offset = int(offset)
         self.beams = int(beams)
+        self.eos = [int(t) for t in eos_token_ids if t is not None] if require_all else []
+        if require_all and not self.eos:
+            raise ValueError("require_all needs the end-of-sequence token ids")
         self.numeric: dict[int, str] = {}
         for token_id in range(len(tokenizer)):
             text = tokenizer.decode([token_id])
@@ -121,7 +140,10 @@ class NumberCopyLogitsProcessor:
         numeric_ids = torch.tensor(list(self.numeric), device=scores.device, dtype=torch.long)
         for row in range(scores.shape[0]):
             text = self.tokenizer.decode(generated[row].tolist(), skip_special_tokens=True)
-            allowed, free = self._allowed_numeric(text, available_numbers(text, self.numbers[row // self.beams]))
+            numbers = self.numbers[row // self.beams]
+            if self.eos and missing_numbers(text, numbers):
+                scores[row, self.eos] = float("-inf")  # a number is still unwritten: go on
+            allowed, free = self._allowed_numeric(text, available_numbers(text, numbers))
             keep = torch.tensor(allowed, device=scores.device, dtype=torch.long)
             if not free and not allowed:
                 continue  # nothing the input allows (a number from before the tail): leave the row alone

@@ -147,11 +147,12 @@ class TextModel:
 
     def generate(self, sources: Sequence[str], *, num_beams: int = 6, num_beam_groups: int = 3,
                  diversity_penalty: float = 10.0, num_return_sequences: int | None = None, max_new_tokens: int = 96,
-                 batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False) -> list[list[str]]:
+                 batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False,
+                 require_numbers: bool = False) -> list[list[str]]:
         """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
         search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``.
         ``copy_numbers``: every number written with digits must be one of the source's
-        (:mod:`ml.seq2seq.constraints`)."""
+        (:mod:`ml.seq2seq.constraints`); ``require_numbers`` (with it): and none may be left out."""
         from .beams import diverse_beam_search
         from .constraints import NumberCopyLogitsProcessor, source_numbers
         from .restore import restore_from_source
@@ -162,15 +163,17 @@ class TextModel:
             chunk = list(sources[start:start + batch_size])
             inputs = self._encode_sources(chunk, max_source_tokens)
             constraint = None
+            eos = self.tokenizer.eos_token_id if self.decoder_only else self._eos_id()
             if copy_numbers:
                 numbers = [source_numbers(source) for source in chunk]
 
                 def constraint(offset: int, beams: int, numbers=numbers):
-                    return NumberCopyLogitsProcessor(self.tokenizer, numbers, offset=offset, beams=beams)
+                    return NumberCopyLogitsProcessor(self.tokenizer, numbers, offset=offset, beams=beams,
+                                                     require_all=require_numbers, eos_token_ids=[eos])
             beams = diverse_beam_search(
                 self.network, inputs, num_beams=num_beams, num_beam_groups=num_beam_groups,
                 diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,
-                eos_token_id=self.tokenizer.eos_token_id if self.decoder_only else self._eos_id(),
+                eos_token_id=eos,
                 pad_token_id=self.tokenizer.pad_token_id, constraint=constraint, **self._legacy_options(),
             )
             for source, sequences in zip(chunk, beams):

@@ -39,6 +39,8 @@ class ScanningPreset:
     selected_per_problem: k of PAMMR when building PAP's parallel corpus (paper: 2).
     copy_numbers: decode with the number-copying constraint (a digit may only write a number of
         the input, ``ml.seq2seq.constraints``); beyond the paper, which decodes unconstrained.
+    require_numbers: with copy_numbers, an output may not end before it has written every
+        number of its input (none dropped); beyond the paper.
     """
 
     name: str
@@ -65,6 +67,7 @@ class ScanningPreset:
     pap_prompts: tuple[str, ...] = ("replace shuffle", "replace", "fix", "fix replace", "passive replace")
     selected_per_problem: int = 2
     copy_numbers: bool = True
+    require_numbers: bool = False
 
     def __post_init__(self) -> None:
         if self.epochs < 1 or self.batch_size < 1 or self.micro_batch < 1:

@@ -82,6 +82,7 @@ def stead_generate(
         max_new_tokens=preset.max_new_tokens,
         batch_size=batch_size,
         copy_numbers=preset.copy_numbers,
+        require_numbers=preset.require_numbers,
     ) if plan else []
     return collect_outputs(texts, plan, decoded)
 

@@ -2,9 +2,14 @@
 number is one of the input's, written no more often than the input writes it."""
 import torch
 
-from ml.seq2seq.constraints import NumberCopyLogitsProcessor, available_numbers, source_numbers, trailing_number
+import pytest
 
-VOCAB = ["x", " ", "$", *"0123456789", ".", ",", ",,", " ."]
+from ml.seq2seq.constraints import (
+    NumberCopyLogitsProcessor, available_numbers, missing_numbers, source_numbers, trailing_number,
+)
+
+VOCAB = ["x", " ", "$", *"0123456789", ".", ",", ",,", " .", ""]  # the last: end of sequence
+EOS = len(VOCAB) - 1
 
 
 class CharTokenizer:
@@ -23,9 +28,9 @@ def ids(text):
     return out
 
 
-def allowed_after(generated: str, source: str) -> set[str]:
+def allowed_after(generated: str, source: str, **options) -> set[str]:
     """The tokens left with a finite score after ``generated``."""
-    processor = NumberCopyLogitsProcessor(CharTokenizer(), [source_numbers(source)], offset=0, beams=1)
+    processor = NumberCopyLogitsProcessor(CharTokenizer(), [source_numbers(source)], offset=0, beams=1, **options)
     input_ids = torch.tensor([ids(generated)]) if generated else torch.zeros((1, 0), dtype=torch.long)
     scores = processor(input_ids, torch.zeros((1, len(VOCAB))))
     return {VOCAB[i] for i in range(len(VOCAB)) if torch.isfinite(scores[0, i])}
@@ -75,3 +80,21 @@ def test_rows_map_to_their_inputs_and_an_impossible_state_is_left_alone():
     finite = [{VOCAB[i] for i in range(len(VOCAB)) if torch.isfinite(scores[r, i])} & DIGITS for r in range(4)]
     assert finite[:3] == [{"7"}, {"7"}, {"8"}]
     assert finite[3] == DIGITS  # "5" came from elsewhere: nothing the input allows, the row is untouched
+
+
+def test_with_require_all_no_end_while_a_number_is_unwritten():
+    required = {"require_all": True, "eos_token_ids": [EOS]}
+    assert "" in allowed_after("x 3 x", SOURCE)  # without it, an output may drop numbers
+    assert "" not in allowed_after("x 3 x", SOURCE, **required)  # 1,200 and 4.50 are still missing
+    assert "" not in allowed_after("x 3 x 1,200 x $4.5", SOURCE, **required)  # 4.50 is not written yet
+    assert "" in allowed_after("x 1,200 x $4.50 x 3 x", SOURCE, **required)  # every number is there
+    assert "" in allowed_after("x 3 x 3", "3 x 3", **required) and "" not in allowed_after("x 3 x", "3 x 3", **required)
+    assert "" in allowed_after("x", "no numbers at all", **required)
+    # The rest of the constraint is unchanged.
+    assert allowed_after("x 1", SOURCE, **required) == {"2", ","}
+    assert missing_numbers("x 3 and 1200", source_numbers(SOURCE)) == {"4.50": 1}
+
+
+def test_require_all_needs_the_end_token():
+    with pytest.raises(ValueError):
+        NumberCopyLogitsProcessor(CharTokenizer(), [source_numbers(SOURCE)], offset=0, beams=1, require_all=True)
