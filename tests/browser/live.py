@@ -41,6 +41,15 @@ class BrowserTestCase(StaticLiveServerTestCase):
         cls.playwright = sync_playwright().start()
         cls.browser = cls.playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
 
+    def setUp(self):
+        super().setUp()
+        # The cache outlives the flushed database between live-server tests (sizes, open
+        # counts, dashboard summaries): each test starts without the last one's entries.
+        from django.core.cache import cache
+
+        cache.clear()
+        self.addCleanup(cache.clear)
+
     @classmethod
     def tearDownClass(cls):
         cls.browser.close()

@@ -41,6 +41,7 @@ def shot(page, name: str) -> None:
 
 # ben labels first: valid except the pair that drops a number (index 1) and the one that changes it (4).
 BEN = [True, False, True, True, False]
+KEYS = {True: "v", False: "i"}
 
 
 @override_settings(PARALAB_RETRAIN_PRESET="tiny", PARALAB_RETRAIN_MAX_PROBLEMS=None, PARALAB_RETRAIN_TOLERANCE=0.0)
@@ -64,6 +65,9 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, BrowserTestCase):
         for _ in PAIRS:
             item = services.annotation_next(user=self.ben, dataset=self.dataset)
             services.label_submit(user=self.ben, item=item, valid=BEN[self.items.index(item)])
+
+    def ben_says(self, item_id) -> bool:
+        return BEN[[item.pk for item in self.items].index(int(item_id))]
 
     def login(self, username, next_url):
         context = self.browser.new_context(viewport={"width": 1200, "height": 900})
@@ -141,15 +145,19 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, BrowserTestCase):
         self.assertTrue(page.is_checked("#solvability-none"))
         self.assertEqual(page.input_value("#comment"), "")
 
-        # Item 2: i for invalid. Item 3: v.
-        page.keyboard.press("i")
+        # Item 2: the opposite of ben's answer; item 3: ben's answer (i for invalid, v for valid).
+        # Which pairs ana gets depends on the random order's seed, her user id: her answers are
+        # chosen so that she disagrees with ben on one pair and agrees on another whatever they are.
+        answer_second = not self.ben_says(second)
+        page.keyboard.press(KEYS[answer_second])
         self.wait_progress(page, 2, 5)
         third = self.wait_new_item(page, second)
-        page.keyboard.press("v")
+        answer_third = self.ben_says(third)
+        page.keyboard.press(KEYS[answer_third])
         self.wait_progress(page, 3, 5)
         self.wait_new_item(page, third)
         self.assertEqual(Label.objects.filter(annotator=self.ana).count(), 3)
-        self.assertFalse(Label.objects.get(item_id=second, annotator=self.ana).valid)
+        self.assertEqual(Label.objects.get(item_id=second, annotator=self.ana).valid, answer_second)
 
         # u undoes the last label: that pair is back on screen and progress goes down.
         page.keyboard.press("u")
@@ -158,9 +166,9 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, BrowserTestCase):
         self.assertIn("Undone", page.inner_text("#status"))
         self.assertFalse(Label.objects.filter(item_id=third, annotator=self.ana).exists())
         # ...and it can be labelled again.
-        page.keyboard.press("v")
+        page.keyboard.press(KEYS[answer_third])
         self.wait_progress(page, 3, 5)
-        self.assertTrue(Label.objects.get(item_id=third, annotator=self.ana).valid)
+        self.assertEqual(Label.objects.get(item_id=third, annotator=self.ana).valid, answer_third)
 
         # "My labels": re-open the first label, which comes back filled in, and change it with i.
         page.goto(f"{self.live_server_url}/annotate/{self.dataset.pk}/labels/")
@@ -185,7 +193,11 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, BrowserTestCase):
         agreement = selectors.dataset_agreement(dataset=self.dataset)
         pair = agreement["binary"]["pairs"][0]
         self.assertEqual((pair["a"], pair["b"], pair["n"]), ("ana", "ben", 3))
-        self.assertTrue(GoldLabel.objects.filter(source=GoldLabel.Source.AGREEMENT).exists())
+        agreed = {label.item.candidate_id for label in Label.objects.filter(annotator=self.ana)
+                  if label.valid == self.ben_says(label.item_id)}
+        self.assertIn(AnnotationItem.objects.get(pk=third).candidate_id, agreed)
+        self.assertEqual(set(GoldLabel.objects.filter(source=GoldLabel.Source.AGREEMENT)
+                             .values_list("candidate_id", flat=True)), agreed)
         context, page = self.login("boss", f"/dashboard/?dataset={self.dataset.pk}")
         row = page.inner_text("#agreement-table tbody tr")
         self.assertIn("ana · ben", row)
