@@ -37,5 +37,6 @@ def pap_generate(
         batch_size=batch_size,
         copy_numbers=preset.copy_numbers,
         require_numbers=preset.require_numbers,
+        number_sources=[texts[index] for index, _, _ in plan],
     ) if plan else []
     return collect_outputs(texts, [(index, source, prompt, {}) for index, prompt, source in plan], decoded)

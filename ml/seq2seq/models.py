@@ -148,24 +148,29 @@ class TextModel:
     def generate(self, sources: Sequence[str], *, num_beams: int = 6, num_beam_groups: int = 3,
                  diversity_penalty: float = 10.0, num_return_sequences: int | None = None, max_new_tokens: int = 96,
                  batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False,
-                 require_numbers: bool = False) -> list[list[str]]:
+                 require_numbers: bool = False, number_sources: Sequence[str] | None = None) -> list[list[str]]:
         """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
         search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``.
         ``copy_numbers``: every number written with digits must be one of the source's
-        (:mod:`ml.seq2seq.constraints`); ``require_numbers`` (with it): and none may be left out."""
+        (:mod:`ml.seq2seq.constraints`); ``require_numbers`` (with it): and none may be left out.
+        ``number_sources``: per source, the text whose numbers those are (the problem itself, where
+        the model's input is a noised or prompted form of it); default the sources."""
         from .beams import diverse_beam_search
         from .constraints import NumberCopyLogitsProcessor, source_numbers
         from .restore import restore_from_source
 
         self.network.eval()
         results: list[list[str]] = []
+        if number_sources is not None and len(number_sources) != len(sources):
+            raise ValueError("number_sources must give one text per source")
         for start in range(0, len(sources), batch_size):
             chunk = list(sources[start:start + batch_size])
             inputs = self._encode_sources(chunk, max_source_tokens)
             constraint = None
             eos = self.tokenizer.eos_token_id if self.decoder_only else self._eos_id()
             if copy_numbers:
-                numbers = [source_numbers(source) for source in chunk]
+                numbers = [source_numbers(text) for text in
+                           (number_sources[start:start + batch_size] if number_sources is not None else chunk)]
 
                 def constraint(offset: int, beams: int, numbers=numbers):
                     return NumberCopyLogitsProcessor(self.tokenizer, numbers, offset=offset, beams=beams,
