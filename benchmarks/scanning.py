@@ -170,6 +170,8 @@ def main() -> None:  # noqa: C901 (one linear script)
                         help="decode without the number-copying constraint (the paper's unconstrained decoding)")
     parser.add_argument("--require-numbers", action="store_true",
                         help="with the copying constraint, no output may end before it wrote every input number")
+    parser.add_argument("--no-require-numbers", action="store_true",
+                        help="let outputs end with numbers of the problem unwritten (on by default in `paper`)")
     parser.add_argument("--reuse", action="store_true",
                         help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
     parser.add_argument("--seed", type=int, default=3407)
@@ -202,6 +204,8 @@ def main() -> None:  # noqa: C901 (one linear script)
         overrides["copy_numbers"] = False
     if args.require_numbers:
         overrides["require_numbers"] = True
+    if args.no_require_numbers:
+        overrides["require_numbers"] = False
     if args.pap_prompts:
         overrides["pap_prompts"] = tuple(p.strip() for p in args.pap_prompts.split(",") if p.strip())
     preset = get_preset(args.preset, **overrides)
@@ -351,6 +355,8 @@ def write_report(report: dict, out: Path) -> None:
         cmd += " --no-copy-numbers"
     if args.get("require_numbers"):
         cmd += " --require-numbers"
+    if args.get("no_require_numbers"):
+        cmd += " --no-require-numbers"
     if args.get("reuse"):
         cmd += " --reuse"
     lines = [

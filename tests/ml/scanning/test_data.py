@@ -106,6 +106,9 @@ def test_presets_hold_the_paper_parameters():
         == (8e-5, 0.03, 0.1, 3407, 15, 128)
     assert (paper.num_beams, paper.num_beam_groups, paper.diversity_penalty) == (6, 3, 10.0)
     assert paper.passive_fraction == 0.2 and paper.selected_per_problem == 2
+    # Beyond the paper: numbers copied from the problem, and none dropped (tiny leaves the second off).
+    assert (paper.copy_numbers, paper.require_numbers) == (True, True)
+    assert preset("tiny").require_numbers is False and preset("paper", require_numbers=False).require_numbers is False
     with pytest.raises(ValueError):
         preset("huge")
     with pytest.raises(ValueError):
