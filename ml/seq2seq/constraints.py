@@ -24,7 +24,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "source_numbers", "trailing_number"]
+__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "source_numbers", "trailing_number",
+           "written_forms"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _TRAILING = re.compile(r"(\d[\d,]*\.?\d*)$")
@@ -78,13 +79,36 @@ def trailing_number(text: str) -> str:
     return _plain(match.group(1)) if match else ""
 
 
-def _complete(run: str, numbers: frozenset[str]) -> bool:
-    """Whether the number ``run`` may end here (a trailing '.' may be the sentence's full stop)."""
-    return run in numbers or run.rstrip(".") in numbers
+def written_forms(number: str) -> tuple[str, ...]:
+    """How an input number (commas removed) may be written: as it is and, from four digits on,
+    with thousands commas. "1,8" or "4,50" is no way of writing 18 or 4.50.
+
+    >>> written_forms("1200"), written_forms("4.50"), written_forms("1234567.5")
+    (('1200', '1,200'), ('4.50',), ('1234567.5', '1,234,567.5'))
+    """
+    whole, dot, fraction = number.partition(".")
+    forms = [number]
+    if len(whole) > 3 and whole.isdigit():
+        head = len(whole) % 3 or 3
+        groups = [whole[:head]] + [whole[i:i + 3] for i in range(head, len(whole), 3)]
+        forms.append(",".join(groups) + dot + fraction)
+    return tuple(forms)
 
 
-def _prefix(run: str, numbers: frozenset[str]) -> bool:
-    return any(n.startswith(run) for n in numbers)
+def _raw_trailing(text: str) -> str:
+    match = _TRAILING.search(text)
+    return match.group(1) if match else ""
+
+
+def _complete(raw: str, numbers: frozenset[str]) -> bool:
+    """Whether the number written as ``raw`` may end here (a trailing '.' or ',' may be the
+    sentence's punctuation)."""
+    forms = {form for n in numbers for form in written_forms(n)}
+    return raw in forms or raw.rstrip(".") in forms or raw.rstrip(",") in forms
+
+
+def _prefix(raw: str, numbers: frozenset[str]) -> bool:
+    return any(form.startswith(raw) for n in numbers for form in written_forms(n))
 
 
 class NumberCopyLogitsProcessor:
@@ -113,8 +137,10 @@ class NumberCopyLogitsProcessor:
 
     def _allowed_numeric(self, tail: str, numbers: frozenset[str]) -> tuple[list[int], bool]:
         """(numeric token ids allowed after ``tail``, whether non-numeric tokens are allowed)."""
-        run = trailing_number(tail)
+        run = _raw_trailing(tail)  # as written, commas and all
         free = not run or _complete(run, numbers)
+        # A digit right after a bare "." or "," would write ".20" (0.20) or ",5": no input number.
+        bare_mark = not run and tail[-1:] in (".", ",")
         allowed = []
         for token_id, text in self.numeric.items():
             body = text.strip()
@@ -124,12 +150,15 @@ class NumberCopyLogitsProcessor:
                     if free:
                         allowed.append(token_id)
                     continue
-                extended = _plain(run + body)
+                extended = run + body
                 if (has_digit and _prefix(extended, numbers)) or (
                         not has_digit and (_prefix(extended, numbers) or _complete(run, numbers))):
                     allowed.append(token_id)
             elif free:  # the number (if any) ends here; this token starts afresh
-                if not has_digit or (body[0].isdigit() and _prefix(trailing_number(body), numbers)):
+                if not has_digit:
+                    allowed.append(token_id)
+                elif body[0].isdigit() and _prefix(_raw_trailing(body), numbers) and not (
+                        bare_mark and not text[0].isspace()):
                     allowed.append(token_id)
         return allowed, free
 

@@ -5,7 +5,7 @@ import torch
 import pytest
 
 from ml.seq2seq.constraints import (
-    NumberCopyLogitsProcessor, available_numbers, missing_numbers, source_numbers, trailing_number,
+    NumberCopyLogitsProcessor, available_numbers, missing_numbers, source_numbers, trailing_number, written_forms,
 )
 
 VOCAB = ["x", " ", "$", *"0123456789", ".", ",", ",,", " .", ""]  # the last: end of sequence
@@ -55,7 +55,7 @@ def test_a_number_can_only_start_as_an_input_number():
 def test_inside_a_number_only_its_continuations():
     assert allowed_after("x 1", SOURCE) == {"2", ","}  # 1 -> 12(00) or 1,200
     assert allowed_after("x 1,2", SOURCE) & DIGITS == {"0"} and "x" not in allowed_after("x 1,2", SOURCE)
-    assert allowed_after("x $4", SOURCE) == {".", ","}  # towards 4.50 (a comma is skipped when comparing)
+    assert allowed_after("x $4", SOURCE) == {"."}  # towards 4.50 ("4,50" is no way of writing it)
     assert "5" in allowed_after("x $4.", SOURCE) and "x" not in allowed_after("x $4.", SOURCE)
 
 
@@ -98,3 +98,21 @@ def test_with_require_all_no_end_while_a_number_is_unwritten():
 def test_require_all_needs_the_end_token():
     with pytest.raises(ValueError):
         NumberCopyLogitsProcessor(CharTokenizer(), [source_numbers(SOURCE)], offset=0, beams=1, require_all=True)
+
+
+def test_commas_only_in_thousands_groups():
+    assert written_forms("1200") == ("1200", "1,200") and written_forms("18") == ("18",)
+    # 18 is never "1,8"; 1,200 may be written with or without its comma, and only as groups of three.
+    assert allowed_after("x 1", "x 18 x") == {"8"}  # no "1,8"
+    assert allowed_after("x 1,", SOURCE) & DIGITS == {"2"}
+    assert "x" not in allowed_after("x 1,20", SOURCE)  # a group of two digits cannot end the number
+    assert "x" in allowed_after("x 1,200", SOURCE) and "x" in allowed_after("x 1200", SOURCE)
+    # A comma after a complete number is punctuation: the text goes on.
+    assert {"x", " "} <= allowed_after("x 3,", SOURCE)
+
+
+def test_no_digit_right_after_a_bare_point_or_comma():
+    # "$.20" would write 0.20, which the input does not have, though it has 20.
+    assert not allowed_after("x $.", "costs $20 now") & DIGITS
+    assert not allowed_after("x ,", "costs $20 now") & DIGITS
+    assert "2" in allowed_after("x $", "costs $20 now")
