@@ -100,15 +100,14 @@ def _raw_trailing(text: str) -> str:
     return match.group(1) if match else ""
 
 
-def _complete(raw: str, numbers: frozenset[str]) -> bool:
-    """Whether the number written as ``raw`` may end here (a trailing '.' or ',' may be the
-    sentence's punctuation)."""
-    forms = {form for n in numbers for form in written_forms(n)}
+def _complete(raw: str, forms: frozenset[str]) -> bool:
+    """Whether the number written as ``raw`` may end here, ``forms`` being the written forms of
+    the numbers still available (a trailing '.' or ',' may be the sentence's punctuation)."""
     return raw in forms or raw.rstrip(".") in forms or raw.rstrip(",") in forms
 
 
-def _prefix(raw: str, numbers: frozenset[str]) -> bool:
-    return any(form.startswith(raw) for n in numbers for form in written_forms(n))
+def _prefix(raw: str, forms: frozenset[str]) -> bool:
+    return any(form.startswith(raw) for form in forms)
 
 
 class NumberCopyLogitsProcessor:
@@ -137,8 +136,9 @@ class NumberCopyLogitsProcessor:
 
     def _allowed_numeric(self, tail: str, numbers: frozenset[str]) -> tuple[list[int], bool]:
         """(numeric token ids allowed after ``tail``, whether non-numeric tokens are allowed)."""
+        forms = frozenset(form for n in numbers for form in written_forms(n))  # once per step, not per token
         run = _raw_trailing(tail)  # as written, commas and all
-        free = not run or _complete(run, numbers)
+        free = not run or _complete(run, forms)
         # A digit right after a bare "." or "," would write ".20" (0.20) or ",5": no input number.
         bare_mark = not run and tail[-1:] in (".", ",")
         allowed = []
@@ -151,13 +151,13 @@ class NumberCopyLogitsProcessor:
                         allowed.append(token_id)
                     continue
                 extended = run + body
-                if (has_digit and _prefix(extended, numbers)) or (
-                        not has_digit and (_prefix(extended, numbers) or _complete(run, numbers))):
+                if (has_digit and _prefix(extended, forms)) or (
+                        not has_digit and (_prefix(extended, forms) or _complete(run, forms))):
                     allowed.append(token_id)
             elif free:  # the number (if any) ends here; this token starts afresh
                 if not has_digit:
                     allowed.append(token_id)
-                elif body[0].isdigit() and _prefix(_raw_trailing(body), numbers) and not (
+                elif body[0].isdigit() and _prefix(_raw_trailing(body), forms) and not (
                         bare_mark and not text[0].isspace()):
                     allowed.append(token_id)
         return allowed, free

@@ -163,11 +163,11 @@ class TextModel:
         results: list[list[str]] = []
         if number_sources is not None and len(number_sources) != len(sources):
             raise ValueError("number_sources must give one text per source")
+        eos = self.tokenizer.eos_token_id if self.decoder_only else self._eos_id()
         for start in range(0, len(sources), batch_size):
             chunk = list(sources[start:start + batch_size])
             inputs = self._encode_sources(chunk, max_source_tokens)
             constraint = None
-            eos = self.tokenizer.eos_token_id if self.decoder_only else self._eos_id()
             if copy_numbers:
                 numbers = [source_numbers(text) for text in
                            (number_sources[start:start + batch_size] if number_sources is not None else chunk)]
