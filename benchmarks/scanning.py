@@ -68,8 +68,10 @@ def eval_sets(n_aqua: int, n_svamp: int) -> dict[str, list[str]]:
     return {"AQuA test": aqua[:n_aqua], "SVAMP": svamp[:n_svamp]}
 
 
-def validation_set(n: int) -> list[str]:
-    return jsonl(DATA / "aqua" / "dev.json", "question")[-n:]
+def validation_set(n: int, exclude: list[str] = ()) -> list[str]:
+    """The last ``n`` AQuA dev questions that are not training problems (``exclude``)."""
+    seen = set(exclude)
+    return [q for q in jsonl(DATA / "aqua" / "dev.json", "question") if q not in seen][-n:]
 
 
 def mean(values) -> float | None:
@@ -172,6 +174,13 @@ def main() -> None:  # noqa: C901 (one linear script)
                         help="with the copying constraint, no output may end before it wrote every input number")
     parser.add_argument("--no-require-numbers", action="store_true",
                         help="let outputs end with numbers of the problem unwritten (on by default in `paper`)")
+    parser.add_argument("--no-repeat-ngram", type=int,
+                        help="no n-gram written twice in an output (0: off; the preset's otherwise)")
+    parser.add_argument("--choose-no-repeat", default="",
+                        help="comma-separated no-repeat n to compare on --val-problems AQuA dev questions after "
+                             "training; the one with the highest mean STEAD/PAP PQI there decodes the test sets")
+    parser.add_argument("--keep-cut", action="store_true",
+                        help="keep outputs cut at the length limit (the paper preset leaves them out)")
     parser.add_argument("--reuse", action="store_true",
                         help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
     parser.add_argument("--seed", type=int, default=3407)
@@ -206,6 +215,10 @@ def main() -> None:  # noqa: C901 (one linear script)
         overrides["require_numbers"] = True
     if args.no_require_numbers:
         overrides["require_numbers"] = False
+    if args.no_repeat_ngram is not None:
+        overrides["no_repeat_ngram"] = args.no_repeat_ngram
+    if args.keep_cut:
+        overrides["drop_cut"] = False
     if args.pap_prompts:
         overrides["pap_prompts"] = tuple(p.strip() for p in args.pap_prompts.split(",") if p.strip())
     preset = get_preset(args.preset, **overrides)
@@ -233,7 +246,7 @@ def main() -> None:  # noqa: C901 (one linear script)
     comparison = {}
     base = args.base
     if not base:
-        val = validation_set(args.val_problems)
+        val = validation_set(args.val_problems, corpus)
         for candidate in [b for b in args.compare_bases.split(",") if b]:
             log(f"base {candidate}: STEAD for {args.compare_minutes} min")
             try:
@@ -294,7 +307,29 @@ def main() -> None:  # noqa: C901 (one linear script)
                         max_seconds=args.pap_minutes * 60, corpus_counts=corpus_summary)
         pap_model = load_text_model(pap.model_dir, device=device)
 
-    # 3. evaluation
+    # 3. decoding setting chosen on validation questions (never on the test sets)
+    decoding = {}
+    choices = [int(c) for c in args.choose_no_repeat.split(",") if c.strip()]
+    if choices:
+        val = validation_set(args.val_problems, corpus)
+        for n in choices:
+            trial = preset.with_overrides(no_repeat_ngram=n)
+            row = {}
+            outs = stead_generate(stead_model, val, seed=args.seed, preset=trial, inference_noise=infer_noise)
+            row["STEAD"] = summarise(val, [[o.text for o in x] for x in outs], scorer)
+            if pap is not None:
+                outs = pap_generate(pap_model, val, preset=trial)
+                row["PAP"] = summarise(val, [[o.text for o in x] for x in outs], scorer)
+            row["mean_PQI"] = mean(r["PQI"] for r in row.values())
+            decoding[n] = row
+            log(f"validation, no-repeat {n}: " + ", ".join(f"{k} PQI {fmt(v['PQI'])} N {fmt(v['N'])}"
+                                                         for k, v in row.items() if isinstance(v, dict)))
+        chosen = max(choices, key=lambda n: decoding[n]["mean_PQI"] if decoding[n]["mean_PQI"] is not None else -1)
+        preset = preset.with_overrides(no_repeat_ngram=chosen)
+        decoding = {"problems": len(val), "chosen": chosen, "rows": decoding}
+        log(f"decoding with no-repeat {chosen}")
+
+    # 4. evaluation
     gen_resources = GenerationResources(wordnet_dir=str(REPO / "var" / "nltk_data"),
                                         embedding_model=DEFAULT_SENTENCE_ENCODER)
     runnable = [n for n in available_generators(gen_resources, include_baselines=True)
@@ -330,6 +365,7 @@ def main() -> None:  # noqa: C901 (one linear script)
         "noise": noise_info, "stead": stead.summary, "pap": pap.summary if pap else None,
         "corpus": corpus_summary, "corpus_generation_s": corpus_gen_s, "results": results,
         "scorer": scorer.encoder, "elapsed_s": time.time() - started, "preset": preset.as_dict(),
+        "decoding": decoding,
     }
     work.mkdir(parents=True, exist_ok=True)
     (work / "report.json").write_text(json.dumps(report, indent=2, default=str))
@@ -357,6 +393,12 @@ def write_report(report: dict, out: Path) -> None:
         cmd += " --require-numbers"
     if args.get("no_require_numbers"):
         cmd += " --no-require-numbers"
+    if args.get("no_repeat_ngram") is not None:
+        cmd += f" --no-repeat-ngram {args['no_repeat_ngram']}"
+    if args.get("choose_no_repeat"):
+        cmd += f" --choose-no-repeat {args['choose_no_repeat']}"
+    if args.get("keep_cut"):
+        cmd += " --keep-cut"
     if args.get("reuse"):
         cmd += " --reuse"
     lines = [
@@ -380,6 +422,17 @@ def write_report(report: dict, out: Path) -> None:
                          f"{fmt(row['S'])} | {fmt(row['D'])} | {fmt(row['N'])} | "
                          f"{fmt(row['generate_s_per_problem'], 1)} |")
         lines += ["", f"Chosen base (highest validation PQI): **{report['base']}**.", ""]
+    if report.get("decoding"):
+        decoding = report["decoding"]
+        lines += [f"### Decoding chosen on {decoding['problems']} AQuA dev questions outside the training corpus", "",
+                  "| no-repeat n | STEAD PQI | STEAD N | STEAD N ≥ 0.97 | PAP PQI | PAP N | PAP N ≥ 0.97 | mean PQI |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for n, row in decoding["rows"].items():
+            st, pp = row.get("STEAD", {}), row.get("PAP", {})
+            lines.append(f"| {n} | {fmt(st.get('PQI'))} | {fmt(st.get('N'))} | {fmt(st.get('N_ok'))} | "
+                         f"{fmt(pp.get('PQI'))} | {fmt(pp.get('N'))} | {fmt(pp.get('N_ok'))} | "
+                         f"{fmt(row.get('mean_PQI'))} |")
+        lines += ["", f"Chosen (highest mean PQI): **{decoding['chosen']}** (0: off).", ""]
     stead, pap = report["stead"], report["pap"]
     lines += ["### Training", "",
               f"- STEAD: {stead['architecture']}, {stead['parameters']:,} parameters, {stead['problems']} problems "

@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Literal
 
 __all__ = [
+    "CARDINAL_WORDS",
     "NumberWordMention",
     "find_number_words",
     "format_number",
@@ -39,6 +40,12 @@ _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 # Short scale, as in every AWP corpus we import.
 _SCALES = [(10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (10**3, "thousand")]
 _MAX_INTEGER = 10**15 - 1
+# The words that state a number on their own ("one", "twenty", "dozen", "half"): what a decoder
+# must not add when the text it paraphrases does not say them (ordinals are not numbers here).
+CARDINAL_WORDS = frozenset(
+    tuple(_UNITS) + tuple(w for w in _TENS if w != "_") + tuple(name for _, name in _SCALES)
+    + ("hundred", "dozen", "half", "halves", "quarter", "quarters")
+)
 
 _ORDINAL_IRREGULAR = {
     "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",

@@ -37,6 +37,8 @@ def pap_generate(
         batch_size=batch_size,
         copy_numbers=preset.copy_numbers,
         require_numbers=preset.require_numbers,
+        no_repeat_ngram=preset.no_repeat_ngram,
+        drop_cut=preset.drop_cut,
         number_sources=[texts[index] for index, _, _ in plan],
     ) if plan else []
     return collect_outputs(texts, [(index, source, prompt, {}) for index, prompt, source in plan], decoded)

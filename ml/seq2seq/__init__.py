@@ -5,7 +5,7 @@ with: a byte-level BPE tokenizer trained on the corpus (:mod:`.tokenizer`), one
 output restored from the source by :mod:`.restore`), diverse
 beam search (:mod:`.beams`) and a resumable training loop with the paper's optimiser (:mod:`.train`).
 """
-from .beams import HammingDiversityLogitsProcessor, diverse_beam_search
+from .beams import HammingDiversityLogitsProcessor, OutputNoRepeatNGramLogitsProcessor, diverse_beam_search
 from .hub import BacktranslationConfig, Backtranslator, ModelUnavailable, Seq2SeqConfig, Seq2SeqGenerator, load_seq2seq
 from .models import OFFLINE_BASES, TextModel, build_text_model, load_text_model
 from .restore import restore_from_source
@@ -18,6 +18,7 @@ __all__ = [
     "HammingDiversityLogitsProcessor",
     "ModelUnavailable",
     "OFFLINE_BASES",
+    "OutputNoRepeatNGramLogitsProcessor",
     "Seq2SeqConfig",
     "Seq2SeqGenerator",
     "TextModel",

@@ -12,10 +12,10 @@ so it is exactly plain beam search with B/G beams.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["HammingDiversityLogitsProcessor", "diverse_beam_search"]
+__all__ = ["HammingDiversityLogitsProcessor", "OutputNoRepeatNGramLogitsProcessor", "diverse_beam_search"]
 
 
 class HammingDiversityLogitsProcessor:
@@ -58,6 +58,50 @@ class HammingDiversityLogitsProcessor:
                                 accumulate=True)
 
 
+class OutputNoRepeatNGramLogitsProcessor:
+    """Forbid a token that would repeat an n-gram of the *generated* part. transformers'
+    ``no_repeat_ngram_size`` also reads a decoder-only model's prompt, so it would forbid copying
+    the problem's own phrases; this one starts at ``offset``. It stops the loops an undertrained
+    decoder falls into ("$ $ $ $ …", "what is the remainder if … what is the remainder if …").
+
+    size: n (>= 2); offset: positions of ``input_ids`` before the generated part; exempt: tokens
+    never forbidden (the numeric ones, so that a number the problem states twice, "$12 … $12", can
+    be written twice and the number-copying constraint is never left without a continuation).
+    """
+
+    def __init__(self, size: int, *, offset: int, exempt: Iterable[int] = ()):
+        if size < 2:
+            raise ValueError("size must be >= 2")
+        self.size = int(size)
+        self.offset = int(offset)
+        self.exempt = frozenset(int(t) for t in exempt)
+
+    def banned(self, generated: Sequence[int]) -> set[int]:
+        """The tokens that would end an n-gram ``generated`` already holds.
+
+        >>> sorted(OutputNoRepeatNGramLogitsProcessor(3, offset=0).banned([5, 6, 7, 5, 6]))
+        [7]
+        >>> sorted(OutputNoRepeatNGramLogitsProcessor(2, offset=0).banned([4, 4]))
+        [4]
+        >>> sorted(OutputNoRepeatNGramLogitsProcessor(2, offset=0, exempt=[4]).banned([4, 4]))
+        []
+        """
+        n = self.size
+        if len(generated) < n - 1:
+            return set()
+        head = tuple(generated[len(generated) - n + 1:])
+        return {generated[i + n - 1] for i in range(len(generated) - n + 1)
+                if tuple(generated[i:i + n - 1]) == head} - self.exempt
+
+    def __call__(self, input_ids, scores):
+        generated = input_ids[:, self.offset:].tolist()
+        for row, tokens in enumerate(generated):
+            banned = self.banned(tokens)
+            if banned:
+                scores[row, list(banned)] = float("-inf")
+        return scores
+
+
 def diverse_beam_search(
     network: Any,
     inputs: dict[str, Any],
@@ -70,6 +114,9 @@ def diverse_beam_search(
     eos_token_id: int | None = None,
     pad_token_id: int | None = None,
     constraint: Any = None,
+    no_repeat_ngram: int = 0,
+    no_repeat_exempt: Iterable[int] = (),
+    drop_unfinished: bool = False,
     **generate_options: Any,
 ) -> list[list[list[int]]]:
     """Per input of the batch, the generated token ids of every returned beam, group by group
@@ -77,7 +124,10 @@ def diverse_beam_search(
     start token or the prompt, cut at the first end-of-sequence token. ``generate_options`` go to
     every group's ``generate`` (e.g. ``forced_bos_token_id``, ``no_repeat_ngram_size``).
     ``constraint(offset, beams)``, when given, builds one more logits processor for every group
-    (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`)."""
+    (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`). ``no_repeat_ngram`` (n >= 2;
+    0: off): no n-gram of the generated part is written twice, tokens in ``no_repeat_exempt`` aside
+    (:class:`OutputNoRepeatNGramLogitsProcessor`). ``drop_unfinished``: leave out the beams that
+    reached ``max_new_tokens`` without an end of sequence (they still steer the later groups)."""
     import torch
     from transformers import LogitsProcessorList
 
@@ -88,6 +138,7 @@ def diverse_beam_search(
     batch = inputs["input_ids"].shape[0]
     offset = inputs["input_ids"].shape[1] if decoder_only else 1
     previous: list[list[list[int]]] = [[] for _ in range(batch)]
+    returned: list[list[list[int]]] = [[] for _ in range(batch)]
     options: dict[str, Any] = {"num_beams": per_group, "num_return_sequences": per_group, "do_sample": False,
                                "max_new_tokens": max_new_tokens, "early_stopping": True, **generate_options}
     if eos_token_id is not None:
@@ -99,6 +150,9 @@ def diverse_beam_search(
         if group and diversity_penalty:
             processors.append(HammingDiversityLogitsProcessor(previous, diversity_penalty, offset=offset,
                                                               beams=per_group))
+        if no_repeat_ngram:
+            processors.append(OutputNoRepeatNGramLogitsProcessor(no_repeat_ngram, offset=offset,
+                                                                 exempt=no_repeat_exempt))
         if constraint is not None:
             processors.append(constraint(offset, per_group))
         with torch.no_grad():
@@ -107,10 +161,13 @@ def diverse_beam_search(
         for index in range(batch):
             for beam in range(per_group):
                 ids = generated[index * per_group + beam].tolist()
-                if eos_token_id is not None and eos_token_id in ids:
+                finished = eos_token_id is not None and eos_token_id in ids
+                if finished:
                     ids = ids[: ids.index(eos_token_id)]
                 if pad_token_id is not None:
                     while ids and ids[-1] == pad_token_id:
                         ids.pop()
                 previous[index].append(ids)
-    return previous
+                if finished or not drop_unfinished:
+                    returned[index].append(ids)
+    return returned

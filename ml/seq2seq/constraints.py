@@ -6,8 +6,10 @@ continues towards a number written in the model's input: outside a number, a dig
 start one of the input's numbers; inside one, only tokens that extend it towards an input number
 are allowed, and the number may only end (any other token) once it is complete. Each input number
 is written at most as many times as the input writes it (a paraphrase keeps the multiset, which is
-what ν measures). Numbers written as words are not constrained. Commas inside numbers are ignored
-when comparing ("1,200" = "1200").
+what ν measures). Commas inside numbers are ignored when comparing ("1,200" = "1200"). Given the
+input's number words (:func:`source_number_words`), a word that states a number on its own
+("one", "twenty", "half": :data:`ml.number_words.CARDINAL_WORDS`) may start a word of the output
+only where the input says it too: ν reads number words, so "9 salty one cookies" adds a 1.
 
 With ``require_all`` the output may also not end (its end-of-sequence tokens are forbidden) while
 an input number is still unwritten: copying forbids a changed number, this forbids a dropped one,
@@ -24,12 +26,15 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "source_numbers", "trailing_number",
-           "written_forms"]
+from ..number_words import CARDINAL_WORDS
+
+__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "source_number_words", "source_numbers",
+           "numeric_token_ids", "trailing_number", "word_number_values", "written_forms"]
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _TRAILING = re.compile(r"(\d[\d,]*\.?\d*)$")
 _NUMERIC_TOKEN = re.compile(r"^\s?[\d.,]+$")
+_WORD = re.compile(r"[A-Za-z]+")
 
 
 def _plain(number: str) -> str:
@@ -43,6 +48,41 @@ def source_numbers(text: str) -> Counter[str]:
     [('1200', 1), ('3', 2), ('4.50', 1)]
     """
     return Counter(_plain(m.group(0)) for m in _NUMBER.finditer(text))
+
+
+def _is_numeric_token(text: str) -> bool:
+    return bool(text) and bool(_NUMERIC_TOKEN.match(text)) and any(ch.isdigit() or ch in ".," for ch in text)
+
+
+def numeric_token_ids(tokenizer: Any) -> frozenset[int]:
+    """The ids of the tokens that write digits, '.' or ',' (with at most a leading space)."""
+    return frozenset(t for t in range(len(tokenizer)) if _is_numeric_token(tokenizer.decode([t])))
+
+
+def source_number_words(text: str) -> Counter[str]:
+    """The number words ``text`` says (lower-cased), with how often: an output of it may say each
+    as often.
+
+    >>> sorted(source_number_words("One third of the twenty-five pens, one of them red.").items())
+    [('five', 1), ('one', 2), ('twenty', 1)]
+    """
+    return Counter(w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w in CARDINAL_WORDS)
+
+
+def word_number_values(text: str) -> Counter | None:
+    """The values of every number of ``text``, digits and words, as ν reads them
+    (:func:`ml.number_mentions.number_signature`), where ``text`` writes a number in words; None
+    where it writes numbers with digits only (:func:`missing_numbers` then says what is missing).
+
+    >>> sorted(word_number_values("One side is 4 m.").items()), word_number_values("A side is 4 m.")
+    ([(Fraction(1, 1), 1), (Fraction(4, 1), 1)], None)
+    """
+    from ..number_mentions import find_all_numbers
+
+    spans = find_all_numbers(text)
+    if not any(span.source == "words" for span in spans):
+        return None
+    return Counter(span.value for span in spans)
 
 
 def available_numbers(generated: str, numbers: Counter[str]) -> frozenset[str]:
@@ -116,11 +156,17 @@ class NumberCopyLogitsProcessor:
     tokenizer: the model's tokenizer (to read the generated tail and the numeric tokens);
     numbers: per input of the batch, :func:`source_numbers` of its input text; offset: positions
     of ``input_ids`` before the generated part; beams: rows per input in this search;
-    require_all with eos_token_ids: no end of sequence while an input number is unwritten.
+    require_all with eos_token_ids: no end of sequence while an input number is unwritten;
+    number_words: per input, :func:`source_number_words` of its input text (None: number words
+    are not constrained); values: per input, :func:`word_number_values` of its input text, so
+    that with require_all a number the input says in words ("one side", "a sixth") must be
+    said too, in words or digits (None, or None for an input: its digits only).
     """
 
     def __init__(self, tokenizer: Any, numbers: Sequence[Counter[str]], *, offset: int, beams: int,
-                 require_all: bool = False, eos_token_ids: Sequence[int] = ()) -> None:
+                 require_all: bool = False, eos_token_ids: Sequence[int] = (),
+                 number_words: Sequence[Counter[str]] | None = None,
+                 values: Sequence[Counter | None] | None = None) -> None:
         self.tokenizer = tokenizer
         self.numbers = list(numbers)
         self.offset = int(offset)
@@ -128,11 +174,41 @@ class NumberCopyLogitsProcessor:
         self.eos = [int(t) for t in eos_token_ids if t is not None] if require_all else []
         if require_all and not self.eos:
             raise ValueError("require_all needs the end-of-sequence token ids")
+        if number_words is not None and len(number_words) != len(self.numbers):
+            raise ValueError("number_words must give one set per input")
+        self.number_words = list(number_words) if number_words is not None else None
+        if values is not None and len(values) != len(self.numbers):
+            raise ValueError("values must give one entry per input")
+        self.values = list(values) if values is not None else [None] * len(self.numbers)
         self.numeric: dict[int, str] = {}
+        # Tokens that are a whole number word: id -> (word, whether the token opens a new word).
+        self.word_tokens: dict[int, tuple[str, bool]] = {}
         for token_id in range(len(tokenizer)):
             text = tokenizer.decode([token_id])
-            if text and _NUMERIC_TOKEN.match(text) and any(ch.isdigit() or ch in ".," for ch in text):
+            if _is_numeric_token(text):
                 self.numeric[token_id] = text
+            elif self.number_words is not None and text.strip().lower() in CARDINAL_WORDS:
+                self.word_tokens[token_id] = (text.strip().lower(), text[0].isspace())
+
+    def _banned_words(self, tail: str, said: Counter[str]) -> list[int]:
+        """The number-word tokens that would start a word the input does not say, or has said as
+        often as the input ("some" + "one" continues a word and stays allowed)."""
+        at_word_start = not tail or not tail[-1].isalpha()
+        used = Counter(m.group(0).lower() for m in _WORD.finditer(tail))
+        return [token_id for token_id, (word, spaced) in self.word_tokens.items()
+                if used[word] >= said[word] and (spaced or at_word_start)]
+
+    def _unsaid(self, text: str, row_input: int) -> bool:
+        """Whether ``text`` still misses a number of the input (digits; with ``values``, also
+        the numbers the input says in words, compared by value as ν compares them)."""
+        if missing_numbers(text, self.numbers[row_input]):
+            return True
+        values = self.values[row_input]
+        if not values:
+            return False
+        from ..number_mentions import number_signature
+
+        return bool(values - number_signature(text))
 
     def _allowed_numeric(self, tail: str, numbers: frozenset[str]) -> tuple[list[int], bool]:
         """(numeric token ids allowed after ``tail``, whether non-numeric tokens are allowed)."""
@@ -170,8 +246,12 @@ class NumberCopyLogitsProcessor:
         for row in range(scores.shape[0]):
             text = self.tokenizer.decode(generated[row].tolist(), skip_special_tokens=True)
             numbers = self.numbers[row // self.beams]
-            if self.eos and missing_numbers(text, numbers):
+            if self.eos and self._unsaid(text, row // self.beams):
                 scores[row, self.eos] = float("-inf")  # a number is still unwritten: go on
+            if self.number_words is not None:
+                words = self._banned_words(text, self.number_words[row // self.beams])
+                if words:
+                    scores[row, words] = float("-inf")
             allowed, free = self._allowed_numeric(text, available_numbers(text, numbers))
             keep = torch.tensor(allowed, device=scores.device, dtype=torch.long)
             if not free and not allowed:

@@ -148,15 +148,23 @@ class TextModel:
     def generate(self, sources: Sequence[str], *, num_beams: int = 6, num_beam_groups: int = 3,
                  diversity_penalty: float = 10.0, num_return_sequences: int | None = None, max_new_tokens: int = 96,
                  batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False,
-                 require_numbers: bool = False, number_sources: Sequence[str] | None = None) -> list[list[str]]:
+                 require_numbers: bool = False, number_sources: Sequence[str] | None = None,
+                 no_repeat_ngram: int = 0, drop_cut: bool = False) -> list[list[str]]:
         """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
         search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``.
         ``copy_numbers``: every number written with digits must be one of the source's
         (:mod:`ml.seq2seq.constraints`); ``require_numbers`` (with it): and none may be left out.
         ``number_sources``: per source, the text whose numbers those are (the problem itself, where
-        the model's input is a noised or prompted form of it); default the sources."""
+        the model's input is a noised or prompted form of it); default the sources. The copying
+        constraint also keeps number words ("one", "half") to those the number source says, as
+        often as it says them; ``require_numbers`` also asks for the numbers it says in words.
+        ``no_repeat_ngram`` (n; 0: off): no n-gram of an output written twice, numeric tokens
+        aside. ``drop_cut``: leave out outputs cut at ``max_new_tokens`` before their end (an
+        unfinished sentence, or a loop that never wrote the number ``require_numbers`` asked for)."""
         from .beams import diverse_beam_search
-        from .constraints import NumberCopyLogitsProcessor, source_numbers
+        from .constraints import (
+            NumberCopyLogitsProcessor, source_number_words, source_numbers, word_number_values,
+        )
         from .restore import restore_from_source
 
         self.network.eval()
@@ -169,17 +177,22 @@ class TextModel:
             inputs = self._encode_sources(chunk, max_source_tokens)
             constraint = None
             if copy_numbers:
-                numbers = [source_numbers(text) for text in
-                           (number_sources[start:start + batch_size] if number_sources is not None else chunk)]
+                said = number_sources[start:start + batch_size] if number_sources is not None else chunk
+                numbers = [source_numbers(text) for text in said]
+                words = [source_number_words(text) for text in said]
+                values = [word_number_values(text) for text in said] if require_numbers else None
 
-                def constraint(offset: int, beams: int, numbers=numbers):
+                def constraint(offset: int, beams: int, numbers=numbers, words=words, values=values):
                     return NumberCopyLogitsProcessor(self.tokenizer, numbers, offset=offset, beams=beams,
-                                                     require_all=require_numbers, eos_token_ids=[eos])
+                                                     require_all=require_numbers, eos_token_ids=[eos],
+                                                     number_words=words, values=values)
             beams = diverse_beam_search(
                 self.network, inputs, num_beams=num_beams, num_beam_groups=num_beam_groups,
                 diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,
                 eos_token_id=eos,
-                pad_token_id=self.tokenizer.pad_token_id, constraint=constraint, **self._legacy_options(),
+                pad_token_id=self.tokenizer.pad_token_id, constraint=constraint, no_repeat_ngram=no_repeat_ngram,
+                no_repeat_exempt=self._numeric_token_ids() if no_repeat_ngram else (), drop_unfinished=drop_cut,
+                **self._legacy_options(),
             )
             for source, sequences in zip(chunk, beams):
                 texts: list[str] = []
@@ -191,6 +204,15 @@ class TextModel:
                         texts.append(text)
                 results.append(texts[:num_return_sequences] if num_return_sequences else texts)
         return results
+
+    def _numeric_token_ids(self) -> frozenset[int]:
+        """The vocabulary's tokens made of digits, '.' and ',' (computed once per model)."""
+        cached = getattr(self, "_numeric_ids", None)
+        if cached is None:
+            from .constraints import numeric_token_ids
+
+            cached = self._numeric_ids = numeric_token_ids(self.tokenizer)
+        return cached
 
     def _legacy_options(self) -> dict[str, Any]:
         """Models saved before targets dropped their start token learned to emit it first: force

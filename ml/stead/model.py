@@ -83,6 +83,8 @@ def stead_generate(
         batch_size=batch_size,
         copy_numbers=preset.copy_numbers,
         require_numbers=preset.require_numbers,
+        no_repeat_ngram=preset.no_repeat_ngram,
+        drop_cut=preset.drop_cut,
         # The problem's numbers, not the noised input's (a synonym insertion can add a "1").
         number_sources=[texts[index] for index, _, _, _ in plan],
     ) if plan else []

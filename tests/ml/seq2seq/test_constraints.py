@@ -5,7 +5,8 @@ import torch
 import pytest
 
 from ml.seq2seq.constraints import (
-    NumberCopyLogitsProcessor, available_numbers, missing_numbers, source_numbers, trailing_number, written_forms,
+    NumberCopyLogitsProcessor, available_numbers, missing_numbers, numeric_token_ids, source_number_words,
+    source_numbers, trailing_number, word_number_values, written_forms,
 )
 
 VOCAB = ["x", " ", "$", *"0123456789", ".", ",", ",,", " .", ""]  # the last: end of sequence
@@ -116,3 +117,56 @@ def test_no_digit_right_after_a_bare_point_or_comma():
     assert not allowed_after("x $.", "costs $20 now") & DIGITS
     assert not allowed_after("x ,", "costs $20 now") & DIGITS
     assert "2" in allowed_after("x $", "costs $20 now")
+
+
+WORDS = ["x", " ", "3", " one", "One", " two", "some", "one", " half", " ones", ""]  # the last: end of sequence
+
+
+class WordTokenizer:
+    def __len__(self):
+        return len(WORDS)
+
+    def decode(self, ids, skip_special_tokens=False):
+        return "".join(WORDS[i] for i in ids)
+
+
+def words_after(generated: list[str], source: str, *, constrain_words: bool = True, **options) -> set[str]:
+    said = [source_number_words(source)] if constrain_words else None
+    processor = NumberCopyLogitsProcessor(WordTokenizer(), [source_numbers(source)], offset=0, beams=1,
+                                          number_words=said, **options)
+    row = [WORDS.index(t) for t in generated]
+    input_ids = torch.tensor([row]) if row else torch.zeros((1, 0), dtype=torch.long)
+    scores = processor(input_ids, torch.zeros((1, len(WORDS))))
+    return {WORDS[i] for i in range(len(WORDS)) if torch.isfinite(scores[0, i])}
+
+
+def test_number_words_only_where_the_input_says_them():
+    # "9 salty one cookies" adds a 1 that nu counts: a number word must be one the input says.
+    assert source_number_words("One third of the twenty-five pens, one red") == {"one": 2, "twenty": 1, "five": 1}
+    after = words_after(["x", " "], "x 3 x")
+    assert not after & {" one", "One", " two", " half", "one"}  # "one" opening a word after a space
+    assert {"some", " ones", "3", "x"} <= after  # not number words
+    assert "one" in words_after(["x", "some"], "x 3 x")  # "some" + "one" continues a word
+    assert "One" not in words_after([], "x 3 x")  # the output's first word
+    said = words_after(["x"], "one x 3 x and a half")
+    assert {" one", "One", " half"} <= said and " two" not in said
+    assert {" one", " two", " half"} <= words_after(["x"], "x 3 x", constrain_words=False)  # not constrained
+    # Each as often as the input says it.
+    assert " one" not in words_after(["x", " one", " ", "x"], "one x 3 x")
+    assert " one" in words_after(["x", " one", " ", "x"], "one x and one x")
+
+
+def test_require_all_asks_for_the_numbers_the_input_says_in_words():
+    source = "One x is 3 x"
+    assert word_number_values(source) == {1: 1, 3: 1} and word_number_values("x is 3 x") is None
+    required = {"require_all": True, "eos_token_ids": [len(WORDS) - 1], "values": [word_number_values(source)]}
+    assert "" not in words_after(["x", " ", "3", " ", "x"], source, **required)  # "one" is not said yet
+    assert "" in words_after(["x", " one", " ", "x", " ", "3", " ", "x"], source, **required)
+    digits_only = {"require_all": True, "eos_token_ids": [len(WORDS) - 1]}
+    assert "" in words_after(["x", " ", "3", " ", "x"], source, **digits_only)
+
+
+def test_numeric_tokens_are_digits_points_and_commas():
+    assert {VOCAB[i] for i in numeric_token_ids(CharTokenizer())} == {*"0123456789", ".", ",", ",,", " ."}
+    with pytest.raises(ValueError):
+        NumberCopyLogitsProcessor(WordTokenizer(), [source_numbers("x 3")], offset=0, beams=1, number_words=[])

@@ -13,6 +13,7 @@ import torch
 from ml.seq2seq import (
     HammingDiversityLogitsProcessor,
     ModelUnavailable,
+    OutputNoRepeatNGramLogitsProcessor,
     TextModel,
     TrainConfig,
     build_text_model,
@@ -248,3 +249,43 @@ def test_offline_pretrained_bases_train_one_step_and_generate(base, tmp_path):
     assert again.architecture == model.architecture and again.parameters_count == model.parameters_count
     assert again.generate(["paraphrase: Tom has 5 apples."], num_beams=2, num_beam_groups=2,
                           max_new_tokens=12) == outputs
+
+
+def test_no_repeat_reads_only_the_generated_part_and_spares_exempt_tokens():
+    prompt = [5, 6, 7]  # a decoder-only prompt: its n-grams may be copied
+    processor = OutputNoRepeatNGramLogitsProcessor(3, offset=3)
+    scores = processor(torch.tensor([prompt + [5, 6]]), torch.zeros(1, 10))
+    assert torch.isfinite(scores).all()  # (5, 6, 7) is the prompt's, not the output's
+    scores = processor(torch.tensor([prompt + [5, 6, 7, 5, 6]]), torch.zeros(1, 10))
+    assert not torch.isfinite(scores[0, 7]) and torch.isfinite(scores[0, [0, 1, 2, 3, 4, 5, 6, 8, 9]]).all()
+    loop = torch.tensor([prompt + [4, 4, 4]])
+    assert not torch.isfinite(processor(loop, torch.zeros(1, 10))[0, 4])  # "$ $ $" cannot go on
+    spared = OutputNoRepeatNGramLogitsProcessor(3, offset=3, exempt=[4])
+    assert torch.isfinite(spared(loop, torch.zeros(1, 10))).all()  # a number may be written again
+    with pytest.raises(ValueError):
+        OutputNoRepeatNGramLogitsProcessor(1, offset=0)
+
+
+def test_outputs_cut_at_the_length_limit_can_be_left_out():
+    sources = ["Tom has 5 apples.", "A train covers 300 km."]
+    options = dict(num_beams=2, num_beam_groups=1, max_new_tokens=12)
+    gpt = tiny_gpt2()  # untrained: none of its beams writes the end of sequence within 12 tokens
+    cut = gpt.generate(sources, **options)
+    assert all(cut) and gpt.generate(sources, drop_cut=True, **options) == [[], []]
+    bart = tiny_bart()  # its beams end before the limit: nothing to leave out
+    assert bart.generate(sources, drop_cut=True, **options) == bart.generate(sources, **options)
+
+
+@pytest.mark.parametrize("factory", [tiny_bart, tiny_gpt2], ids=["encoder-decoder", "decoder-only"])
+def test_no_ngram_written_twice(factory):
+    model = factory()
+    sources = ["Tom has 5 apples.", "A train covers 300 km."]
+    common = dict(num_beams=2, num_beam_groups=1, max_new_tokens=12, decoder_only=model.decoder_only,
+                  eos_token_id=model.tokenizer.eos_token_id, pad_token_id=model.tokenizer.pad_token_id)
+    inputs = model._encode_sources(sources, 64)
+    looping = [ids for beams in diverse_beam_search(model.network, inputs, **common) for ids in beams]
+    assert any(len(set(zip(ids, ids[1:]))) < len(ids) - 1 for ids in looping)  # the untrained model repeats
+    for beams in diverse_beam_search(model.network, inputs, no_repeat_ngram=2, **common):
+        for ids in beams:
+            pairs = list(zip(ids, ids[1:]))
+            assert len(pairs) == len(set(pairs))  # no bigram twice
