@@ -109,9 +109,10 @@ def test_presets_hold_the_paper_parameters():
     # Beyond the paper: numbers copied from the problem, and none dropped (tiny leaves the second off).
     assert (paper.copy_numbers, paper.require_numbers) == (True, True)
     assert preset("tiny").require_numbers is False and preset("paper", require_numbers=False).require_numbers is False
-    # Outputs cut at the length limit are left out in `paper`; repeated n-grams are a choice.
-    assert paper.drop_cut is True and preset("tiny").drop_cut is False
-    assert preset("paper", no_repeat_ngram=3).no_repeat_ngram == 3
+    # Outputs cut at the length limit are left out in `paper`, and no trigram is written twice.
+    assert (paper.drop_cut, paper.no_repeat_ngram) == (True, 3)
+    assert (preset("tiny").drop_cut, preset("tiny").no_repeat_ngram) == (False, 0)
+    assert preset("paper", no_repeat_ngram=0).no_repeat_ngram == 0
     for wrong in (1, -2):
         with pytest.raises(ValueError):
             preset("paper", no_repeat_ngram=wrong)
