@@ -9,12 +9,14 @@ is written at most as many times as the input writes it (a paraphrase keeps the 
 what ν measures). Commas inside numbers are ignored when comparing ("1,200" = "1200"). Given the
 input's number words (:func:`source_number_words`), a word that states a number on its own
 ("one", "twenty", "half": :data:`ml.number_words.CARDINAL_WORDS`) may start a word of the output
-only where the input says it too: ν reads number words, so "9 salty one cookies" adds a 1.
+only where the input says it too, and as often: ν reads number words, so "9 salty one cookies"
+adds a 1.
 
 With ``require_all`` the output may also not end (its end-of-sequence tokens are forbidden) while
 an input number is still unwritten: copying forbids a changed number, this forbids a dropped one,
-so a finished output keeps the input's multiset of numbers (ν = 1). An output cut off at the
-length limit can still miss some.
+so a finished output keeps the input's multiset of numbers (ν = 1). Given ``values``, the numbers
+the input says in words count too, by value as ν reads them ("One side" needs "one" or "1"). An
+output cut off at the length limit can still miss some (the `paper` preset leaves those out).
 
 Like :class:`ml.seq2seq.beams.HammingDiversityLogitsProcessor` it is a plain callable with
 transformers' logits-processor signature, so importing ``ml`` does not import torch.
@@ -28,10 +30,11 @@ from typing import Any
 
 from ..number_words import CARDINAL_WORDS
 
-__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "source_number_words", "source_numbers",
-           "numeric_token_ids", "trailing_number", "word_number_values", "written_forms"]
+__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "numeric_token_ids",
+           "source_number_words", "source_numbers", "trailing_number", "word_number_values", "written_forms"]
 
-_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# A comma belongs to a number only between thousands groups ("1,200"); "{1,2,3}" lists three.
+_NUMBER = re.compile(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?")
 _TRAILING = re.compile(r"(\d[\d,]*\.?\d*)$")
 _NUMERIC_TOKEN = re.compile(r"^\s?[\d.,]+$")
 _WORD = re.compile(r"[A-Za-z]+")
@@ -46,6 +49,8 @@ def source_numbers(text: str) -> Counter[str]:
 
     >>> sorted(source_numbers("Sold 1,200 pens at $4.50 in 3 days, 3 a day.").items())
     [('1200', 1), ('3', 2), ('4.50', 1)]
+    >>> sorted(source_numbers("Numbers from {1,2....23}, or 12,34.").items())
+    [('1', 1), ('12', 1), ('2', 1), ('23', 1), ('34', 1)]
     """
     return Counter(_plain(m.group(0)) for m in _NUMBER.finditer(text))
 

@@ -170,3 +170,10 @@ def test_numeric_tokens_are_digits_points_and_commas():
     assert {VOCAB[i] for i in numeric_token_ids(CharTokenizer())} == {*"0123456789", ".", ",", ",,", " ."}
     with pytest.raises(ValueError):
         NumberCopyLogitsProcessor(WordTokenizer(), [source_numbers("x 3")], offset=0, beams=1, number_words=[])
+
+
+def test_a_list_of_numbers_is_not_read_as_one_number():
+    # "{1,2....23}" states 1, 2 and 23 (as nu reads it), never 12: the output may not merge them.
+    assert source_numbers("from {1,2....23}") == {"1": 1, "2": 1, "23": 1}
+    assert not allowed_after("x 1", "from {1,2....23}") & DIGITS
+    assert missing_numbers("x 1,200 x", source_numbers("x 1,200 x")) == {}  # thousands groups still one number
