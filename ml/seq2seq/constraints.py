@@ -27,7 +27,9 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
+from weakref import WeakKeyDictionary
 
+from ..number_mentions import find_all_numbers, number_signature
 from ..number_words import CARDINAL_WORDS
 
 __all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "numeric_token_ids",
@@ -59,9 +61,38 @@ def _is_numeric_token(text: str) -> bool:
     return bool(text) and bool(_NUMERIC_TOKEN.match(text)) and any(ch.isdigit() or ch in ".," for ch in text)
 
 
+_TABLES: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _token_tables(tokenizer: Any) -> tuple[dict[int, str], dict[int, tuple[str, bool]]]:
+    """The vocabulary read once per tokenizer (every group of every batch builds a processor):
+    numeric tokens (id -> text) and tokens that are a whole number word (id -> (word, whether
+    the token opens a new word))."""
+    size = len(tokenizer)
+    try:
+        cached = _TABLES.get(tokenizer)
+    except TypeError:  # a tokenizer that cannot be weakly referenced is read every time
+        cached = None
+    if cached is not None and cached[0] == size:
+        return cached[1]
+    numeric: dict[int, str] = {}
+    words: dict[int, tuple[str, bool]] = {}
+    for token_id in range(size):
+        text = tokenizer.decode([token_id])
+        if _is_numeric_token(text):
+            numeric[token_id] = text
+        elif text.strip().lower() in CARDINAL_WORDS:
+            words[token_id] = (text.strip().lower(), text[0].isspace())
+    try:
+        _TABLES[tokenizer] = (size, (numeric, words))
+    except TypeError:
+        pass
+    return numeric, words
+
+
 def numeric_token_ids(tokenizer: Any) -> frozenset[int]:
     """The ids of the tokens that write digits, '.' or ',' (with at most a leading space)."""
-    return frozenset(t for t in range(len(tokenizer)) if _is_numeric_token(tokenizer.decode([t])))
+    return frozenset(_token_tables(tokenizer)[0])
 
 
 def source_number_words(text: str) -> Counter[str]:
@@ -82,8 +113,6 @@ def word_number_values(text: str) -> Counter | None:
     >>> sorted(word_number_values("One side is 4 m.").items()), word_number_values("A side is 4 m.")
     ([(Fraction(1, 1), 1), (Fraction(4, 1), 1)], None)
     """
-    from ..number_mentions import find_all_numbers
-
     spans = find_all_numbers(text)
     if not any(span.source == "words" for span in spans):
         return None
@@ -185,15 +214,9 @@ class NumberCopyLogitsProcessor:
         if values is not None and len(values) != len(self.numbers):
             raise ValueError("values must give one entry per input")
         self.values = list(values) if values is not None else [None] * len(self.numbers)
-        self.numeric: dict[int, str] = {}
-        # Tokens that are a whole number word: id -> (word, whether the token opens a new word).
-        self.word_tokens: dict[int, tuple[str, bool]] = {}
-        for token_id in range(len(tokenizer)):
-            text = tokenizer.decode([token_id])
-            if _is_numeric_token(text):
-                self.numeric[token_id] = text
-            elif self.number_words is not None and text.strip().lower() in CARDINAL_WORDS:
-                self.word_tokens[token_id] = (text.strip().lower(), text[0].isspace())
+        numeric, words = _token_tables(tokenizer)
+        self.numeric: dict[int, str] = numeric
+        self.word_tokens: dict[int, tuple[str, bool]] = words if self.number_words is not None else {}
 
     def _banned_words(self, tail: str, said: Counter[str]) -> list[int]:
         """The number-word tokens that would start a word the input does not say, or has said as
@@ -211,8 +234,6 @@ class NumberCopyLogitsProcessor:
         values = self.values[row_input]
         if not values:
             return False
-        from ..number_mentions import number_signature
-
         return bool(values - number_signature(text))
 
     def _allowed_numeric(self, tail: str, numbers: frozenset[str]) -> tuple[list[int], bool]:

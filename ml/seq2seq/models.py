@@ -163,7 +163,7 @@ class TextModel:
         unfinished sentence, or a loop that never wrote the number ``require_numbers`` asked for)."""
         from .beams import diverse_beam_search
         from .constraints import (
-            NumberCopyLogitsProcessor, source_number_words, source_numbers, word_number_values,
+            NumberCopyLogitsProcessor, numeric_token_ids, source_number_words, source_numbers, word_number_values,
         )
         from .restore import restore_from_source
 
@@ -191,7 +191,7 @@ class TextModel:
                 diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,
                 eos_token_id=eos,
                 pad_token_id=self.tokenizer.pad_token_id, constraint=constraint, no_repeat_ngram=no_repeat_ngram,
-                no_repeat_exempt=self._numeric_token_ids() if no_repeat_ngram else (), drop_unfinished=drop_cut,
+                no_repeat_exempt=numeric_token_ids(self.tokenizer) if no_repeat_ngram else (), drop_unfinished=drop_cut,
                 **self._legacy_options(),
             )
             for source, sequences in zip(chunk, beams):
@@ -204,15 +204,6 @@ class TextModel:
                         texts.append(text)
                 results.append(texts[:num_return_sequences] if num_return_sequences else texts)
         return results
-
-    def _numeric_token_ids(self) -> frozenset[int]:
-        """The vocabulary's tokens made of digits, '.' and ',' (computed once per model)."""
-        cached = getattr(self, "_numeric_ids", None)
-        if cached is None:
-            from .constraints import numeric_token_ids
-
-            cached = self._numeric_ids = numeric_token_ids(self.tokenizer)
-        return cached
 
     def _legacy_options(self) -> dict[str, Any]:
         """Models saved before targets dropped their start token learned to emit it first: force
