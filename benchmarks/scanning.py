@@ -181,6 +181,8 @@ def main() -> None:  # noqa: C901 (one linear script)
                              "training; the one with the highest mean STEAD/PAP PQI there decodes the test sets")
     parser.add_argument("--keep-cut", action="store_true",
                         help="keep outputs cut at the length limit (the paper preset leaves them out)")
+    parser.add_argument("--multi-line", action="store_true",
+                        help="allow line breaks in outputs of one-line problems (the paper preset forbids them)")
     parser.add_argument("--reuse", action="store_true",
                         help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
     parser.add_argument("--seed", type=int, default=3407)
@@ -219,6 +221,8 @@ def main() -> None:  # noqa: C901 (one linear script)
         overrides["no_repeat_ngram"] = args.no_repeat_ngram
     if args.keep_cut:
         overrides["drop_cut"] = False
+    if args.multi_line:
+        overrides["single_line"] = False
     if args.pap_prompts:
         overrides["pap_prompts"] = tuple(p.strip() for p in args.pap_prompts.split(",") if p.strip())
     preset = get_preset(args.preset, **overrides)
@@ -399,6 +403,8 @@ def write_report(report: dict, out: Path) -> None:
         cmd += f" --choose-no-repeat {args['choose_no_repeat']}"
     if args.get("keep_cut"):
         cmd += " --keep-cut"
+    if args.get("multi_line"):
+        cmd += " --multi-line"
     if args.get("reuse"):
         cmd += " --reuse"
     lines = [

@@ -24,6 +24,7 @@ from typing import Literal
 
 __all__ = [
     "CARDINAL_WORDS",
+    "DENOMINATOR_WORDS",
     "NumberWordMention",
     "find_number_words",
     "format_number",
@@ -214,6 +215,9 @@ for _word, _n in _ORDINAL_VALUES.items():
         _DENOMINATORS[_word] = _n
         _DENOMINATORS[_word + "s"] = _n
 _DENOMINATORS["fourths"] = 4
+# The words that make a fraction after "a" or a cardinal ("a fifth", "two thirds"): ν reads
+# them, so a decoder must not add them either when the text it paraphrases does not say them.
+DENOMINATOR_WORDS = frozenset(_DENOMINATORS)
 
 _WORD_RE = re.compile(r"[A-Za-z]+")
 # Between two words of one number: spaces or one hyphen ("twenty-five", "one-third").

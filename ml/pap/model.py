@@ -39,6 +39,7 @@ def pap_generate(
         require_numbers=preset.require_numbers,
         no_repeat_ngram=preset.no_repeat_ngram,
         drop_cut=preset.drop_cut,
+        single_line=preset.single_line,
         number_sources=[texts[index] for index, _, _ in plan],
     ) if plan else []
     return collect_outputs(texts, [(index, source, prompt, {}) for index, prompt, source in plan], decoded)

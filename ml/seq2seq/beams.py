@@ -123,8 +123,8 @@ def diverse_beam_search(
     (``num_beams`` sequences: ``num_beams / num_beam_groups`` per group), without the decoder
     start token or the prompt, cut at the first end-of-sequence token. ``generate_options`` go to
     every group's ``generate`` (e.g. ``forced_bos_token_id``, ``no_repeat_ngram_size``).
-    ``constraint(offset, beams)``, when given, builds one more logits processor for every group
-    (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`). ``no_repeat_ngram`` (n >= 2;
+    ``constraint(offset, beams)``, when given, builds one more logits processor (or a list of them)
+    for every group (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`). ``no_repeat_ngram`` (n >= 2;
     0: off): no n-gram of the generated part is written twice, tokens in ``no_repeat_exempt`` aside
     (:class:`OutputNoRepeatNGramLogitsProcessor`). ``drop_unfinished``: leave out the beams that
     reached ``max_new_tokens`` without an end of sequence (they still steer the later groups)."""
@@ -154,7 +154,8 @@ def diverse_beam_search(
             processors.append(OutputNoRepeatNGramLogitsProcessor(no_repeat_ngram, offset=offset,
                                                                  exempt=no_repeat_exempt))
         if constraint is not None:
-            processors.append(constraint(offset, per_group))
+            built = constraint(offset, per_group)
+            processors.extend(built if isinstance(built, (list, tuple)) else [built])
         with torch.no_grad():
             out = network.generate(**inputs, logits_processor=processors, **options)
         generated = out[:, offset:] if decoder_only else out[:, 1:]

@@ -8,9 +8,10 @@ are allowed, and the number may only end (any other token) once it is complete. 
 is written at most as many times as the input writes it (a paraphrase keeps the multiset, which is
 what ν measures). Commas inside numbers are ignored when comparing ("1,200" = "1200"). Given the
 input's number words (:func:`source_number_words`), a word that states a number on its own
-("one", "twenty", "half": :data:`ml.number_words.CARDINAL_WORDS`) may start a word of the output
-only where the input says it too, and as often: ν reads number words, so "9 salty one cookies"
-adds a 1.
+("one", "twenty", "half": :data:`ml.number_words.CARDINAL_WORDS`) or makes a fraction ("a fifth",
+"two thirds": :data:`ml.number_words.DENOMINATOR_WORDS`) may be written only where the input
+says it too, and as often, whether one token writes it or several ("for" + "ty"): ν reads number
+words, so "9 salty one cookies" adds a 1 and "a fifth of it" adds 1/5.
 
 With ``require_all`` the output may also not end (its end-of-sequence tokens are forbidden) while
 an input number is still unwritten: copying forbids a changed number, this forbids a dropped one,
@@ -30,16 +31,20 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from ..number_mentions import find_all_numbers, number_signature
-from ..number_words import CARDINAL_WORDS
+from ..number_words import CARDINAL_WORDS, DENOMINATOR_WORDS
 
-__all__ = ["NumberCopyLogitsProcessor", "available_numbers", "missing_numbers", "numeric_token_ids",
-           "source_number_words", "source_numbers", "trailing_number", "word_number_values", "written_forms"]
+__all__ = ["NUMBER_WORDS", "LineBreakLogitsProcessor", "NumberCopyLogitsProcessor", "available_numbers", "line_break_token_ids",
+           "missing_numbers", "numeric_token_ids", "source_number_words", "source_numbers", "trailing_number",
+           "word_number_values", "written_forms"]
 
 # A comma belongs to a number only between thousands groups ("1,200"); "{1,2,3}" lists three.
 _NUMBER = re.compile(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?")
 _TRAILING = re.compile(r"(\d[\d,]*\.?\d*)$")
 _NUMERIC_TOKEN = re.compile(r"^\s?[\d.,]+$")
 _WORD = re.compile(r"[A-Za-z]+")
+_PARTIAL_WORD = re.compile(r"[A-Za-z]+$")
+# The words an output may say only as often as its input: cardinals and fraction denominators.
+NUMBER_WORDS = CARDINAL_WORDS | DENOMINATOR_WORDS
 
 
 def _plain(number: str) -> str:
@@ -64,35 +69,57 @@ def _is_numeric_token(text: str) -> bool:
 _TABLES: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def _token_tables(tokenizer: Any) -> tuple[dict[int, str], dict[int, tuple[str, bool]]]:
-    """The vocabulary read once per tokenizer (every group of every batch builds a processor):
-    numeric tokens (id -> text) and tokens that are a whole number word (id -> (word, whether
-    the token opens a new word))."""
-    size = len(tokenizer)
+class _Vocabulary:
+    """The vocabulary read once per tokenizer (every group of every batch builds a processor).
+
+    numeric: id -> text of the tokens that write digits, '.' or ','; words: id -> (word, whether
+    the token opens a new word) of the tokens that are a whole number word; pieces: lower-cased
+    text -> ids of the letters-only tokens that continue a word ("ty" of "for" + "ty");
+    line_breaks: ids of the tokens that write a line break."""
+
+    def __init__(self, tokenizer: Any) -> None:
+        self.size = len(tokenizer)
+        self.numeric: dict[int, str] = {}
+        self.words: dict[int, tuple[str, bool]] = {}
+        self.pieces: dict[str, list[int]] = {}
+        self.line_breaks: list[int] = []
+        for token_id in range(self.size):
+            text = tokenizer.decode([token_id])
+            if _is_numeric_token(text):
+                self.numeric[token_id] = text
+                continue
+            if "\n" in text:
+                self.line_breaks.append(token_id)
+            word = text.strip().lower()
+            if word in NUMBER_WORDS:
+                self.words[token_id] = (word, text[0].isspace())
+            if text.isalpha():
+                self.pieces.setdefault(text.lower(), []).append(token_id)
+
+
+def _vocabulary(tokenizer: Any) -> _Vocabulary:
     try:
         cached = _TABLES.get(tokenizer)
     except TypeError:  # a tokenizer that cannot be weakly referenced is read every time
         cached = None
-    if cached is not None and cached[0] == size:
-        return cached[1]
-    numeric: dict[int, str] = {}
-    words: dict[int, tuple[str, bool]] = {}
-    for token_id in range(size):
-        text = tokenizer.decode([token_id])
-        if _is_numeric_token(text):
-            numeric[token_id] = text
-        elif text.strip().lower() in CARDINAL_WORDS:
-            words[token_id] = (text.strip().lower(), text[0].isspace())
+    if cached is not None and cached.size == len(tokenizer):
+        return cached
+    vocabulary = _Vocabulary(tokenizer)
     try:
-        _TABLES[tokenizer] = (size, (numeric, words))
+        _TABLES[tokenizer] = vocabulary
     except TypeError:
         pass
-    return numeric, words
+    return vocabulary
 
 
 def numeric_token_ids(tokenizer: Any) -> frozenset[int]:
     """The ids of the tokens that write digits, '.' or ',' (with at most a leading space)."""
-    return frozenset(_token_tables(tokenizer)[0])
+    return frozenset(_vocabulary(tokenizer).numeric)
+
+
+def line_break_token_ids(tokenizer: Any) -> list[int]:
+    """The ids of the tokens that write a line break."""
+    return list(_vocabulary(tokenizer).line_breaks)
 
 
 def source_number_words(text: str) -> Counter[str]:
@@ -100,9 +127,9 @@ def source_number_words(text: str) -> Counter[str]:
     as often.
 
     >>> sorted(source_number_words("One third of the twenty-five pens, one of them red.").items())
-    [('five', 1), ('one', 2), ('twenty', 1)]
+    [('five', 1), ('one', 2), ('third', 1), ('twenty', 1)]
     """
-    return Counter(w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w in CARDINAL_WORDS)
+    return Counter(w for w in (m.group(0).lower() for m in _WORD.finditer(text)) if w in NUMBER_WORDS)
 
 
 def word_number_values(text: str) -> Counter | None:
@@ -214,17 +241,27 @@ class NumberCopyLogitsProcessor:
         if values is not None and len(values) != len(self.numbers):
             raise ValueError("values must give one entry per input")
         self.values = list(values) if values is not None else [None] * len(self.numbers)
-        numeric, words = _token_tables(tokenizer)
-        self.numeric: dict[int, str] = numeric
-        self.word_tokens: dict[int, tuple[str, bool]] = words if self.number_words is not None else {}
+        vocabulary = _vocabulary(tokenizer)
+        self.numeric: dict[int, str] = vocabulary.numeric
+        self.word_tokens: dict[int, tuple[str, bool]] = vocabulary.words if self.number_words is not None else {}
+        self.pieces: dict[str, list[int]] = vocabulary.pieces
 
     def _banned_words(self, tail: str, said: Counter[str]) -> list[int]:
-        """The number-word tokens that would start a word the input does not say, or has said as
-        often as the input ("some" + "one" continues a word and stays allowed)."""
-        at_word_start = not tail or not tail[-1].isalpha()
+        """The tokens that would write a number word the input does not say, or has said as often
+        as the output already has: whole number-word tokens that start a word ("some" + "one"
+        continues a word and stays allowed), and pieces that finish one begun by the tokens
+        before ("for" + "ty", "fif" + "th")."""
+        partial = _PARTIAL_WORD.search(tail)
         used = Counter(m.group(0).lower() for m in _WORD.finditer(tail))
-        return [token_id for token_id, (word, spaced) in self.word_tokens.items()
-                if used[word] >= said[word] and (spaced or at_word_start)]
+        spent = {word for word in NUMBER_WORDS if used[word] >= said[word]}
+        banned = [token_id for token_id, (word, spaced) in self.word_tokens.items()
+                  if word in spent and (spaced or partial is None)]
+        if partial is not None:
+            head = partial.group(0).lower()
+            for word in spent:
+                if len(word) > len(head) and word.startswith(head):
+                    banned.extend(self.pieces.get(word[len(head):], ()))
+        return banned
 
     def _unsaid(self, text: str, row_input: int) -> bool:
         """Whether ``text`` still misses a number of the input (digits; with ``values``, also
@@ -294,4 +331,28 @@ class NumberCopyLogitsProcessor:
                 if len(allowed):
                     row_scores[keep] = scores[row, keep]
                 scores[row] = row_scores
+        return scores
+
+
+class LineBreakLogitsProcessor:
+    """Forbid line breaks in the outputs of inputs whose text has none: a one-line problem's
+    paraphrase is one line. A decoder-only model whose output may not end yet (a number still
+    owed) otherwise tends to go on with its prompt's own format ("\\nRewritten: ...") and
+    paraphrase the problem a second time.
+
+    single_line: per input of the batch, whether its outputs must stay on one line; beams: rows
+    per input in this search.
+    """
+
+    def __init__(self, tokenizer: Any, single_line: Sequence[bool], *, beams: int) -> None:
+        self.single_line = [bool(flag) for flag in single_line]
+        self.beams = int(beams)
+        self.line_breaks = line_break_token_ids(tokenizer)
+
+    def __call__(self, input_ids, scores):
+        if not self.line_breaks:
+            return scores
+        for row in range(scores.shape[0]):
+            if self.single_line[row // self.beams]:
+                scores[row, self.line_breaks] = float("-inf")
         return scores

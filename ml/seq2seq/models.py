@@ -149,7 +149,7 @@ class TextModel:
                  diversity_penalty: float = 10.0, num_return_sequences: int | None = None, max_new_tokens: int = 96,
                  batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False,
                  require_numbers: bool = False, number_sources: Sequence[str] | None = None,
-                 no_repeat_ngram: int = 0, drop_cut: bool = False) -> list[list[str]]:
+                 no_repeat_ngram: int = 0, drop_cut: bool = False, single_line: bool = False) -> list[list[str]]:
         """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
         search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``.
         ``copy_numbers``: every number written with digits must be one of the source's
@@ -160,10 +160,13 @@ class TextModel:
         often as it says them; ``require_numbers`` also asks for the numbers it says in words.
         ``no_repeat_ngram`` (n; 0: off): no n-gram of an output written twice, numeric tokens
         aside. ``drop_cut``: leave out outputs cut at ``max_new_tokens`` before their end (an
-        unfinished sentence, or a loop that never wrote the number ``require_numbers`` asked for)."""
+        unfinished sentence, or a loop that never wrote the number ``require_numbers`` asked for).
+        ``single_line``: no line break in the output of a problem (number source) written on one
+        line."""
         from .beams import diverse_beam_search
         from .constraints import (
-            NumberCopyLogitsProcessor, numeric_token_ids, source_number_words, source_numbers, word_number_values,
+            LineBreakLogitsProcessor, NumberCopyLogitsProcessor, numeric_token_ids, source_number_words, source_numbers,
+            word_number_values,
         )
         from .restore import restore_from_source
 
@@ -175,17 +178,21 @@ class TextModel:
         for start in range(0, len(sources), batch_size):
             chunk = list(sources[start:start + batch_size])
             inputs = self._encode_sources(chunk, max_source_tokens)
-            constraint = None
-            if copy_numbers:
-                said = number_sources[start:start + batch_size] if number_sources is not None else chunk
-                numbers = [source_numbers(text) for text in said]
-                words = [source_number_words(text) for text in said]
-                values = [word_number_values(text) for text in said] if require_numbers else None
+            said = number_sources[start:start + batch_size] if number_sources is not None else chunk
+            numbers = [source_numbers(text) for text in said] if copy_numbers else None
+            words = [source_number_words(text) for text in said] if copy_numbers else None
+            values = [word_number_values(text) for text in said] if copy_numbers and require_numbers else None
+            lines = [("\n" not in text) for text in said] if single_line else None
 
-                def constraint(offset: int, beams: int, numbers=numbers, words=words, values=values):
-                    return NumberCopyLogitsProcessor(self.tokenizer, numbers, offset=offset, beams=beams,
-                                                     require_all=require_numbers, eos_token_ids=[eos],
-                                                     number_words=words, values=values)
+            def constraint(offset: int, beams: int, numbers=numbers, words=words, values=values, lines=lines):
+                processors = []
+                if numbers is not None:
+                    processors.append(NumberCopyLogitsProcessor(
+                        self.tokenizer, numbers, offset=offset, beams=beams, require_all=require_numbers,
+                        eos_token_ids=[eos], number_words=words, values=values))
+                if lines is not None:
+                    processors.append(LineBreakLogitsProcessor(self.tokenizer, lines, beams=beams))
+                return processors
             beams = diverse_beam_search(
                 self.network, inputs, num_beams=num_beams, num_beam_groups=num_beam_groups,
                 diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,

@@ -85,6 +85,7 @@ def stead_generate(
         require_numbers=preset.require_numbers,
         no_repeat_ngram=preset.no_repeat_ngram,
         drop_cut=preset.drop_cut,
+        single_line=preset.single_line,
         # The problem's numbers, not the noised input's (a synonym insertion can add a "1").
         number_sources=[texts[index] for index, _, _, _ in plan],
     ) if plan else []

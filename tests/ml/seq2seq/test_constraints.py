@@ -5,8 +5,8 @@ import torch
 import pytest
 
 from ml.seq2seq.constraints import (
-    NumberCopyLogitsProcessor, available_numbers, missing_numbers, numeric_token_ids, source_number_words,
-    source_numbers, trailing_number, word_number_values, written_forms,
+    LineBreakLogitsProcessor, NumberCopyLogitsProcessor, available_numbers, line_break_token_ids, missing_numbers,
+    numeric_token_ids, source_number_words, source_numbers, trailing_number, word_number_values, written_forms,
 )
 
 VOCAB = ["x", " ", "$", *"0123456789", ".", ",", ",,", " .", ""]  # the last: end of sequence
@@ -119,7 +119,8 @@ def test_no_digit_right_after_a_bare_point_or_comma():
     assert "2" in allowed_after("x $", "costs $20 now")
 
 
-WORDS = ["x", " ", "3", " one", "One", " two", "some", "one", " half", " ones", ""]  # the last: end of sequence
+WORDS = ["x", " ", "3", " one", "One", " two", "some", "one", " half", " ones", " a", " fifth", " for", " fif", "ty",
+         "th", "teen", "\n", ""]  # the last: end of sequence
 
 
 class WordTokenizer:
@@ -142,7 +143,8 @@ def words_after(generated: list[str], source: str, *, constrain_words: bool = Tr
 
 def test_number_words_only_where_the_input_says_them():
     # "9 salty one cookies" adds a 1 that nu counts: a number word must be one the input says.
-    assert source_number_words("One third of the twenty-five pens, one red") == {"one": 2, "twenty": 1, "five": 1}
+    assert source_number_words("One third of the twenty-five pens, one red") == {
+        "one": 2, "third": 1, "twenty": 1, "five": 1}
     after = words_after(["x", " "], "x 3 x")
     assert not after & {" one", "One", " two", " half", "one"}  # "one" opening a word after a space
     assert {"some", " ones", "3", "x"} <= after  # not number words
@@ -177,3 +179,34 @@ def test_a_list_of_numbers_is_not_read_as_one_number():
     assert source_numbers("from {1,2....23}") == {"1": 1, "2": 1, "23": 1}
     assert not allowed_after("x 1", "from {1,2....23}") & DIGITS
     assert missing_numbers("x 1,200 x", source_numbers("x 1,200 x")) == {}  # thousands groups still one number
+
+
+def test_fraction_words_only_where_the_input_says_them():
+    # "a fifth" is 1/5 to nu: a denominator word is a number word like "one".
+    assert source_number_words("two thirds and a fifth") == {"two": 1, "thirds": 1, "fifth": 1}
+    assert " fifth" not in words_after(["x", " a"], "x 3 x")
+    assert " fifth" in words_after(["x", " a"], "x 3 x and a fifth")
+    assert " fifth" not in words_after(["x", " a", " fifth", " a"], "x 3 x and a fifth")  # once, as the input
+
+
+def test_a_number_word_written_in_pieces_is_governed_too():
+    # "for" + "ty" writes "forty" without a number-word token: the piece that would finish it is banned.
+    after = words_after(["x", " for"], "x 3 x")
+    assert "ty" not in after and "teen" in after  # "forty" is a number, "forteen" no word
+    assert "ty" in words_after(["x", " for"], "x 3 x or forty")
+    after = words_after(["x", " fif"], "x 3 x")
+    assert not after & {"ty", "th", "teen"}  # fifty, fifth, fifteen
+    after = words_after(["x", " fif"], "a fifth of 3 x")
+    assert "th" in after and not after & {"ty", "teen"}
+    assert " for" in words_after(["x"], "x 3 x")  # "for" is no number word
+    assert {"ty", "th"} <= words_after(["x", " for"], "x 3 x", constrain_words=False)
+
+
+def test_line_breaks_only_where_the_problem_has_them():
+    tokenizer = WordTokenizer()
+    assert [WORDS[i] for i in line_break_token_ids(tokenizer)] == ["\n"]
+    processor = LineBreakLogitsProcessor(tokenizer, [True, False], beams=2)
+    scores = processor(torch.zeros((4, 1), dtype=torch.long), torch.zeros((4, len(WORDS))))
+    newline = WORDS.index("\n")
+    assert torch.isinf(scores[:2, newline]).all() and torch.isfinite(scores[2:, newline]).all()
+    assert torch.isfinite(scores[:, WORDS.index("x")]).all()
