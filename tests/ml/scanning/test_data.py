@@ -113,6 +113,7 @@ def test_presets_hold_the_paper_parameters():
     assert (paper.drop_cut, paper.no_repeat_ngram) == (True, 3)
     assert (preset("tiny").drop_cut, preset("tiny").no_repeat_ngram) == (False, 0)
     assert preset("paper", no_repeat_ngram=0).no_repeat_ngram == 0
+    assert paper.single_line and not preset("tiny").single_line  # one-line problems, one-line outputs
     for wrong in (1, -2):
         with pytest.raises(ValueError):
             preset("paper", no_repeat_ngram=wrong)

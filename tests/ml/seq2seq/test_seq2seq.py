@@ -289,3 +289,25 @@ def test_no_ngram_written_twice(factory):
         for ids in beams:
             pairs = list(zip(ids, ids[1:]))
             assert len(pairs) == len(set(pairs))  # no bigram twice
+
+
+def test_one_line_problems_get_one_line_outputs():
+    from ml.seq2seq.constraints import line_break_token_ids
+
+    gpt = tiny_gpt2()
+    breaks = [i for i in line_break_token_ids(gpt.tokenizer) if not gpt.tokenizer.decode([i]).strip()]
+    assert breaks  # the tokens that write nothing but line breaks
+    forward = gpt.network.forward
+
+    def favour_line_breaks(*args, **kwargs):  # a decoder that would rather go on on a new line
+        out = forward(*args, **kwargs)
+        out.logits[..., breaks] += 100.0
+        return out
+
+    gpt.network.forward = favour_line_breaks
+    options = dict(num_beams=1, num_beam_groups=1, max_new_tokens=6)
+    assert gpt.generate(["Tom has 5 apples."], **options) == [[]]  # nothing but line breaks
+    kept = gpt.generate(["Tom has 5 apples."], single_line=True, **options)
+    assert kept[0] and all(text.strip() for text in kept[0])
+    # A problem written on two lines may be paraphrased on several.
+    assert gpt.generate(["Tom has 5 apples.\nHow many?"], single_line=True, **options) == [[]]
