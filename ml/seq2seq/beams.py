@@ -124,8 +124,9 @@ def diverse_beam_search(
     start token or the prompt, cut at the first end-of-sequence token. ``generate_options`` go to
     every group's ``generate`` (e.g. ``forced_bos_token_id``, ``no_repeat_ngram_size``).
     ``constraint(offset, beams)``, when given, builds one more logits processor (or a list of them)
-    for every group (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`). ``no_repeat_ngram`` (n >= 2;
-    0: off): no n-gram of the generated part is written twice, tokens in ``no_repeat_exempt`` aside
+    for every group (e.g. :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor`).
+    ``no_repeat_ngram`` (n >= 2; 0: off): no n-gram of the generated part is written twice, tokens
+    in ``no_repeat_exempt`` aside
     (:class:`OutputNoRepeatNGramLogitsProcessor`). ``drop_unfinished``: leave out the beams that
     reached ``max_new_tokens`` without an end of sequence (they still steer the later groups)."""
     import torch

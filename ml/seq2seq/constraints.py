@@ -33,9 +33,9 @@ from weakref import WeakKeyDictionary
 from ..number_mentions import find_all_numbers, number_signature
 from ..number_words import CARDINAL_WORDS, DENOMINATOR_WORDS
 
-__all__ = ["NUMBER_WORDS", "LineBreakLogitsProcessor", "NumberCopyLogitsProcessor", "available_numbers", "line_break_token_ids",
-           "missing_numbers", "numeric_token_ids", "source_number_words", "source_numbers", "trailing_number",
-           "word_number_values", "written_forms"]
+__all__ = ["NUMBER_WORDS", "LineBreakLogitsProcessor", "NumberCopyLogitsProcessor", "available_numbers",
+           "line_break_token_ids", "missing_numbers", "numeric_token_ids", "source_number_words", "source_numbers",
+           "trailing_number", "word_number_values", "written_forms"]
 
 # A comma belongs to a number only between thousands groups ("1,200"); "{1,2,3}" lists three.
 _NUMBER = re.compile(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d])(?:\.\d+)?|\d+(?:\.\d+)?")
@@ -85,11 +85,11 @@ class _Vocabulary:
         self.line_breaks: list[int] = []
         for token_id in range(self.size):
             text = tokenizer.decode([token_id])
+            if "\n" in text:  # "\n12" too: a line break before a number is still one
+                self.line_breaks.append(token_id)
             if _is_numeric_token(text):
                 self.numeric[token_id] = text
                 continue
-            if "\n" in text:
-                self.line_breaks.append(token_id)
             word = text.strip().lower()
             if word in NUMBER_WORDS:
                 self.words[token_id] = (word, text[0].isspace())
