@@ -229,7 +229,9 @@ def _fresh_head(qs: QuerySet[AnnotationItem], *, user, dataset: Dataset, limit: 
     column, threshold = f"active_score__{judge.column}", judge.threshold
     above = scored.filter(**{f"{column}__gte": threshold}).order_by(F(column).asc(), "id")
     below = scored.filter(**{f"{column}__lt": threshold}).order_by(F(column).desc(), "id")
-    near = list(above.values_list("pk", column)[:limit].union(below.values_list("pk", column)[:limit], all=True))
+    # Two reads, not one UNION of two sliced queries: SQLite (the embedded default) refuses LIMIT in
+    # the parts of a compound statement.
+    near = [*above.values_list("pk", column)[:limit], *below.values_list("pk", column)[:limit]]
     head = [pk for pk, _ in sorted(near, key=lambda row: (abs(row[1] - threshold), row[0]))[:limit]]
     if len(head) < limit:
         unscored = scored.filter(**{f"{column}__isnull": True}).order_by("id")
