@@ -13,7 +13,9 @@ One run, through the platform's code paths (``modelhub.calibration``, ``modelhub
 2. the untrained encoder registered as a version (``pretrained_judge``) and calibrated on ``cal``;
 3. ParaQD trained with the repository's best recipe (aqua_val outputs only, Euclidean margin 5,
    lr 1e-4, ``--epochs``) on ``fit``, calibrated on ``cal``; its validation AUC against the base's;
-4. the numeracy-aware judge trained on GSM8K operator pairs + the ``fit`` pairs, calibrated on ``cal``;
+4. the numeracy-aware judge trained on GSM8K operator pairs + the ``fit`` pairs, calibrated on ``cal``
+   (with the fluency feature under ``--judge-fluency``; ``--judge-variants`` adds the same judge
+   refitted without it, and other training mixes, all chosen by ``cal`` AUC only);
 5. each on AQUA_test: ROC/PR AUC; weighted and macro P/R/F1 (both definitions) at the calibrated
    threshold and at 0.5; μ+, μ− and separation of the raw score and of the calibrated probability
    mapped to [−1, 1]; written to ``docs/results/judge.md`` (``--out``), earlier runs kept below.
@@ -115,16 +117,18 @@ def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]
     from corpus.models import Dataset
     from ml.judge import NumeracyJudge
     from ml.metrics.classification import roc_auc
-    from modelhub.calibration import validation_pairs
+    from modelhub.calibration import fit_version_calibration, validation_pairs
     from modelhub.kinds.judge.service import _encoder_of, judge_training_pairs, pair_features
 
     encoder = _encoder_of(judge)
+    lm = (judge.params or {}).get("fluency_lm")
     operator_pairs, _ = judge_training_pairs(dataset_names=[names["gsm8k"]], max_problems=args.judge_problems)
     fit_pairs = [(p.question, p.paraphrase, int(p.valid))
                  for p in validation_pairs(datasets=[Dataset.objects.get(name=names["fit"])])]
 
     def feats(pairs):
-        return pair_features(encoder_path=encoder, questions=[p[0] for p in pairs], paraphrases=[p[1] for p in pairs])
+        return pair_features(encoder_path=encoder, questions=[p[0] for p in pairs], paraphrases=[p[1] for p in pairs],
+                             fluency_lm=lm)
 
     f_ops, f_fit = feats(operator_pairs), feats(fit_pairs)
     f_cal = feats([(p.question, p.paraphrase, int(p.valid)) for p in cal_pairs])
@@ -146,14 +150,81 @@ def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]
             cal_scores = [f.values["cosine"] for f in f_cal]
             test_scores = [f.values["cosine"] for f in f_test]
         else:
-            model = NumeracyJudge().fit(mix[0], mix[1], sample_weight=mix[2])
+            model = NumeracyJudge(fluency_lm=lm).fit(mix[0], mix[1], sample_weight=mix[2])
             cal_scores, test_scores = model.raw(f_cal), model.raw(f_test)
         rows.append({"name": name, "cal_auc": roc_auc(cal_scores, y_cal), "test_auc": roc_auc(test_scores, y_test)})
         print("judge mix", rows[-1], flush=True)
+    monotone = bool((judge.params or {}).get("monotone", True))
+    others = {f"the default mix, {'unconstrained' if monotone else 'monotone'}": {"fluency_lm": lm, "monotone": not monotone}}
+    if lm:
+        others["the default mix without the fluency feature"] = {"fluency_lm": None, "monotone": monotone}
+    for name, options in others.items():
+        # The default judge refitted another way: same pairs and features, calibrated on the cal half.
+        model = NumeracyJudge(**options).fit(f_ops + f_fit, y_ops + y_fit)
+        cal_scores, test_scores = model.raw(f_cal), model.raw(f_test)
+        record = fit_version_calibration(cal_scores, y_cal, kind="judge", method=args.method)
+        rows.append({"name": name, "cal_auc": record["auc"], "test_auc": roc_auc(test_scores, y_test),
+                     "full": evaluate(test_scores, y_test, calibration=record, raw_is_cosine=False),
+                     "weights": dict(zip(model.feature_names, model.weights))})
+        print("judge mix", {k: v for k, v in rows[-1].items() if k != "full"}, flush=True)
     return rows
 
 
-def variant_lines(variants: list[dict], mixes: list[dict]) -> list[str]:
+def leave_operator_out(args, lm: str | None) -> list[dict]:
+    """Validation on operators a judge has not seen: aqua_val's columns are operators (positive1..4,
+    neg_1..6). For each held-out pair of one positive and one negative column, a judge fitted on the
+    fit half's other columns ranks the cal half's pairs of the two held-out columns; mean and
+    worst ROC AUC over the pairs. ``positive2`` (the problem itself) is left out like every copy.
+    Uses aqua_val only (AQuA dev questions)."""
+    import numpy as np
+
+    from ml.judge import NumeracyJudge
+    from ml.metrics.classification import roc_auc
+    from modelhub.kinds.judge.service import pair_features
+    from modelhub.kinds.paraqd import base_encoder_path
+
+    with (DATA / "paraqd" / "aqua_val.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    header, body = rows[0], rows[1:]
+    random.Random(args.seed).shuffle(body)  # the same halves as split_aqua_val
+    half = len(body) // 2
+    pairs = []
+    for index, row in enumerate(body):
+        for column, text in zip(header[1:], row[1:]):
+            if text.strip() and column != "positive2" and text.split() != row[0].split():
+                pairs.append((row[0], text, int(column.startswith("positive")), column, index < half))
+    feats = pair_features(encoder_path=base_encoder_path(), questions=[p[0] for p in pairs],
+                          paraphrases=[p[1] for p in pairs], fluency_lm=lm)
+    y = np.asarray([p[2] for p in pairs])
+    columns = np.asarray([p[3] for p in pairs])
+    fit = np.asarray([p[4] for p in pairs])
+    positives = sorted({c for c in columns if c.startswith("positive")})
+    negatives = sorted({c for c in columns if not c.startswith("positive")})
+    scorers = {
+        "cosine alone": None,
+        "judge, monotone": {"monotone": True, "fluency_lm": lm},
+        "judge, unconstrained": {"monotone": False, "fluency_lm": lm},
+    }
+    out = []
+    for name, options in scorers.items():
+        aucs = []
+        for pos in positives:
+            for neg in negatives:
+                train = fit & (columns != pos) & (columns != neg)
+                test = ~fit & ((columns == pos) | (columns == neg))
+                held = [feats[i] for i in np.flatnonzero(test)]
+                if options is None:
+                    scores = [f.values["cosine"] for f in held]
+                else:
+                    model = NumeracyJudge(**options).fit([feats[i] for i in np.flatnonzero(train)], y[train].tolist())
+                    scores = model.raw(held)
+                aucs.append(roc_auc(scores, y[test].tolist()))
+        out.append({"name": name, "mean": float(np.mean(aucs)), "min": float(np.min(aucs)), "n": len(aucs)})
+        print("leave-operator-out", out[-1], flush=True)
+    return out
+
+
+def variant_lines(variants: list[dict], mixes: list[dict], lodo: list[dict] | None = None) -> list[str]:
     lines: list[str] = []
     if variants:
         lines += ["", "ParaQD settings tried (trained on the fit half; chosen by cal-half AUC; test AUC reported, "
@@ -167,7 +238,15 @@ def variant_lines(variants: list[dict], mixes: list[dict]) -> list[str]:
         lines += ["", "Numeracy-aware judge, training mixes (same features; chosen by cal-half AUC):", "",
                   "| training mix | cal-half ROC AUC | AQUA_test ROC AUC |", "|---|---|---|"]
         lines += [f"| {m['name']} | {m['cal_auc']:.3f} | {m['test_auc']:.3f} |" for m in mixes]
-    return lines
+        lines += [""] + [f"- {m['name']}: weights " + ", ".join(f"{k} {v:+.2f}" for k, v in m["weights"].items())
+                         for m in mixes if m.get("weights")]
+    if lodo:
+        lines += ["", "Leave-operator-out validation on aqua_val (AQuA dev questions only): fitted on the fit half "
+                      "without one positive and one negative operator column, ranked on the cal half's pairs of "
+                      f"those two columns; mean and worst ROC AUC over the {lodo[0]['n']} held-out pairs:", "",
+                  "| scorer | mean ROC AUC | worst |", "|---|---|---|"]
+        lines += [f"| {r['name']} | {r['mean']:.3f} | {r['min']:.3f} |" for r in lodo]
+    return [*lines, ""] if lines else lines
 
 
 def main() -> None:
@@ -181,6 +260,10 @@ def main() -> None:
                              "(e.g. 'gentle=lr:2e-5,distance:cosine;frozen=freeze_layers:4'); selected on the cal half")
     parser.add_argument("--judge-variants", action="store_true",
                         help="also fit the judge's classifier on other training mixes, selected on the cal half")
+    parser.add_argument("--judge-fluency", default="none",
+                        help="LM of the judge's fluency feature: none, auto (SmolLM2 when installed), or an LM id/dir")
+    parser.add_argument("--judge-unconstrained", action="store_true",
+                        help="the judge as plain logistic regression (default: each check's weight keeps its sign)")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -270,18 +353,24 @@ def main() -> None:
 
     t0 = time.perf_counter()
     judge = judge_train(dataset_names=[names["gsm8k"], names["fit"]], max_problems=args.judge_problems,
-                        progress=progress, calibrate=False)
+                        progress=progress, calibrate=False, fluency_lm=args.judge_fluency,
+                        monotone=not args.judge_unconstrained)
     judge_s = time.perf_counter() - t0
     judge_cal = version_calibrate(version=judge, dataset_names=[names["cal"]], method=args.method)
     results["numeracy-aware judge"] = evaluate(
         raw_scores(version=judge, questions=questions, paraphrases=paraphrases), labels,
         calibration=judge_cal, raw_is_cosine=False)
     weights = judge.metrics["training"]["weights"]
-    notes.append(f"numeracy-aware judge v{judge.pk}: {judge.training_data.get('pairs')} training pairs, "
+    notes.append(f"numeracy-aware judge v{judge.pk} (fluency LM: {judge.params.get('fluency_lm') or 'none'}): "
+                 f"{judge.training_data.get('pairs')} training pairs, "
                  f"{judge_s:.0f} s; validation ROC AUC {judge_cal['auc']:.3f}; weights "
                  + ", ".join(f"{k} {v:+.2f}" for k, v in weights.items()))
 
     judge_mixes = judge_variant_table(judge, names, cal_pairs, test_pairs, args) if args.judge_variants else []
+    for mix in judge_mixes:
+        if "full" in mix:
+            results[f"numeracy-aware judge: {mix['name'].removeprefix('the default mix').strip(' ,')}"] = mix.pop("full")
+    lodo = leave_operator_out(args, judge.params.get("fluency_lm")) if args.judge_variants else []
 
     best = max(results.values(), key=lambda r: r["auc"])
     met = {"AUC ≥ 0.90": best["auc"] >= 0.90,
@@ -294,10 +383,13 @@ def main() -> None:
         f"benchmarks/judge.py --judge-problems {args.judge_problems} --epochs {args.epochs} --method {args.method}"
         + (" --skip-paraqd" if args.skip_paraqd else "")
         + (f" --paraqd-variants '{args.paraqd_variants}'" if args.paraqd_variants else "")
-        + (" --judge-variants" if args.judge_variants else "") + "`",
+        + (" --judge-variants" if args.judge_variants else "")
+        + (f" --judge-fluency {args.judge_fluency}" if args.judge_fluency != "none" else "")
+        + (" --judge-unconstrained" if args.judge_unconstrained else "") + "`",
         "",
         f"Hardware: {hardware()}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
-        f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid); "
+        f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid; "
+        "copies of the problem, the f2 column, left out); "
         "ParaQD and the judge learn from the `fit` half (and the judge from GSM8K train operator pairs).",
         "",
         *table(results),
@@ -308,7 +400,7 @@ def main() -> None:
         "wF1(hm) = harmonic mean of weighted P and R (the paper's).",
         "",
         *[f"- {n}" for n in notes],
-        *variant_lines(variants, judge_mixes),
+        *variant_lines(variants, judge_mixes, lodo),
         "- Targets (best judge by AUC): " + "; ".join(f"{k}: {'met' if v else 'not met'}" for k, v in met.items()),
         f"- Paper, ParaQD MiniLM-L12 on AQUA_test: weighted F1(hm) {PAPER_PARAQD['weighted_f1_hm']}, "
         f"separation {PAPER_PARAQD['separation']}.",

@@ -2,9 +2,17 @@
 (:mod:`ml.judge.calibration`) and the numeracy-aware judge (:mod:`ml.judge.features`,
 :mod:`ml.judge.numeracy_judge`). No Django; spaCy, scikit-learn and the encoder load on use."""
 from .calibration import Calibration, expected_calibration_error, fit_calibration, fit_threshold, reliability_curve
-from .features import FEATURE_NAMES, PairFeatures, batch_features, pair_features, sentence_transformer_tokens
+from .features import (
+    BASE_FEATURE_NAMES,
+    FEATURE_NAMES,
+    PairFeatures,
+    batch_features,
+    fluency_drop,
+    pair_features,
+    sentence_transformer_tokens,
+)
 from .numeracy_judge import NumeracyJudge, explain
 
-__all__ = ["FEATURE_NAMES", "Calibration", "NumeracyJudge", "PairFeatures", "batch_features",
-           "expected_calibration_error", "explain", "fit_calibration", "fit_threshold", "pair_features",
-           "reliability_curve", "sentence_transformer_tokens"]
+__all__ = ["BASE_FEATURE_NAMES", "FEATURE_NAMES", "Calibration", "NumeracyJudge", "PairFeatures", "batch_features",
+           "expected_calibration_error", "explain", "fit_calibration", "fit_threshold", "fluency_drop",
+           "pair_features", "reliability_curve", "sentence_transformer_tokens"]

@@ -14,7 +14,12 @@ here is a number in a fixed order (:data:`FEATURE_NAMES`), so a small classifier
   embeddings from the same encoder (precision: each candidate token's best match in the problem);
 - ``length_ratio``: |log(candidate words / problem words)|;
 - ``foreign``: the share of the candidate's content words whose lemma is neither in the problem
-  nor a WordNet synonym of one of its lemmas (lemmas only when WordNet is not installed).
+  nor a WordNet synonym of one of its lemmas (lemmas only when WordNet is not installed);
+- ``fluency``: how much less fluent the candidate reads than the problem under a causal LM
+  (``ml.noise.fluency``; SmolLM2-135M offline): min(0, log fl(candidate) − log fl(problem)), fl
+  the geometric-mean token probability, so 0 is "as fluent as the problem" and −0.7 is "each
+  token half as probable". Words replaced at random and clumsy deletions read badly; a rewording
+  does not. Only with a fluency scorer (0 without one; a judge then leaves it out).
 """
 from __future__ import annotations
 
@@ -28,8 +33,16 @@ import numpy as np
 
 FEATURE_NAMES = (
     "cosine", "numeracy", "numbers_missing", "numbers_added", "units_kept", "entities_kept",
-    "align_p", "align_r", "align_f", "length_ratio", "foreign",
+    "align_p", "align_r", "align_f", "length_ratio", "foreign", "fluency",
 )
+# The features a judge uses when no fluency LM scored the pairs.
+BASE_FEATURE_NAMES = tuple(name for name in FEATURE_NAMES if name != "fluency")
+# The direction each check may push a decision: +1 the higher the value, the more valid the pair
+# can be; -1 the less. A monotone judge keeps its weights to these signs.
+FEATURE_SIGNS = {
+    "cosine": 1, "numeracy": 1, "numbers_missing": -1, "numbers_added": -1, "units_kept": 1, "entities_kept": 1,
+    "align_p": 1, "align_r": 1, "align_f": 1, "length_ratio": -1, "foreign": -1, "fluency": 1,
+}
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
 
 # texts -> one (tokens, dim) array of L2-normalised token embeddings per text.
@@ -48,9 +61,10 @@ class PairFeatures:
     missing_entities: list[str] = field(default_factory=list)
     foreign_words: list[str] = field(default_factory=list)
     wordnet: bool = True
+    fluency_lm: str | None = None
 
-    def vector(self) -> list[float]:
-        return [float(self.values[name]) for name in FEATURE_NAMES]
+    def vector(self, names: Sequence[str] = FEATURE_NAMES) -> list[float]:
+        return [float(self.values[name]) for name in names]
 
 
 def _fmt_number(value: Any) -> str:
@@ -158,6 +172,19 @@ def alignment(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     return precision, recall, f1
 
 
+def fluency_drop(original: float, candidate: float) -> float:
+    """min(0, log ``candidate`` − log ``original``) of two fluencies (geometric-mean token
+    probabilities in (0, 1]): how much less probable, per token, the candidate reads.
+
+    >>> round(fluency_drop(0.2, 0.1), 3)  # each token half as probable
+    -0.693
+    >>> fluency_drop(0.1, 0.3)
+    0.0
+    """
+    floor = 1e-12
+    return min(0.0, math.log(max(candidate, floor)) - math.log(max(original, floor)))
+
+
 def word_count(text: str) -> int:
     return max(1, len(text.split()))
 
@@ -170,9 +197,12 @@ def pair_features(
     original_tokens: np.ndarray | None = None,
     candidate_tokens: np.ndarray | None = None,
     spacy_model: str | None = None,
+    fluency: tuple[float, float] | None = None,
+    fluency_lm: str | None = None,
 ) -> PairFeatures:
     """The features of one pair. ``cosine`` is the encoder's; the token embeddings (normalised
-    rows, e.g. from :func:`sentence_transformer_tokens`) give the alignment features (0 without)."""
+    rows, e.g. from :func:`sentence_transformer_tokens`) give the alignment features (0 without);
+    ``fluency`` is (the problem's, the candidate's) fluency under the LM named ``fluency_lm``."""
     from ml.metrics.pqi import numeracy
 
     missing, added = number_difference(original, candidate)
@@ -195,8 +225,10 @@ def pair_features(
         "align_f": f,
         "length_ratio": abs(math.log(word_count(candidate) / word_count(original))),
         "foreign": float(foreign_share),
+        "fluency": fluency_drop(*fluency) if fluency is not None else 0.0,
     }
-    return PairFeatures(values, missing, added, missing_units, missing_entities, foreign, wordnet)
+    return PairFeatures(values, missing, added, missing_units, missing_entities, foreign, wordnet,
+                        fluency_lm=fluency_lm if fluency is not None else None)
 
 
 def sentence_transformer_tokens(model: Any, *, batch_size: int = 64) -> TokenEmbedder:
@@ -227,16 +259,22 @@ def batch_features(
     cosines: Sequence[float],
     token_embedder: TokenEmbedder | None = None,
     spacy_model: str | None = None,
+    fluency_scorer: Any = None,
 ) -> list[PairFeatures]:
-    """:func:`pair_features` for many pairs; each distinct text is embedded once."""
+    """:func:`pair_features` for many pairs; each distinct text is embedded once and, with a
+    ``fluency_scorer`` (``ml.noise.fluency``: ``.name`` and ``.score(texts)``), scored once."""
     if not (len(originals) == len(candidates) == len(cosines)):
         raise ValueError("originals, candidates and cosines differ in length")
+    distinct = list(dict.fromkeys([*originals, *candidates]))
     tokens: dict[str, np.ndarray] = {}
     if token_embedder is not None:
-        distinct = list(dict.fromkeys([*originals, *candidates]))
         tokens = dict(zip(distinct, token_embedder(distinct)))
+    fluent: dict[str, float] = {}
+    if fluency_scorer is not None:
+        fluent = dict(zip(distinct, fluency_scorer.score(distinct)))
+    lm = getattr(fluency_scorer, "name", None)
     return [
         pair_features(o, c, cosine=cos, original_tokens=tokens.get(o), candidate_tokens=tokens.get(c),
-                      spacy_model=spacy_model)
+                      spacy_model=spacy_model, fluency=(fluent[o], fluent[c]) if fluent else None, fluency_lm=lm)
         for o, c, cos in zip(originals, candidates, cosines)
     ]

@@ -16,15 +16,23 @@ from typing import Any
 import numpy as np
 
 from .calibration import Calibration, fit_calibration
-from .features import FEATURE_NAMES, PairFeatures
+from .features import BASE_FEATURE_NAMES, FEATURE_NAMES, FEATURE_SIGNS, PairFeatures
 
 FILE_NAME = "judge.json"
-FORMAT = 1
+FORMAT = 2  # 2: the fluency feature and the LM that scored it; format 1 files (no fluency) still load
 
 
 @dataclass
 class NumeracyJudge:
-    """``raw(features)`` is the classifier's probability; ``probability`` applies the calibration."""
+    """``raw(features)`` is the classifier's probability; ``probability`` applies the calibration.
+
+    ``fluency_lm``: the fluency LM (``ml.noise.fluency`` spec, e.g. ``smollm2``) whose scores the
+    judge weighs; None leaves the fluency feature out. Pairs must be featurised with that LM.
+
+    ``monotone`` (default): each weight keeps the sign of :data:`~ml.judge.features.FEATURE_SIGNS`
+    (a missing number, a foreign word or a dropped unit never counts *for* a pair), so the judge
+    cannot learn a training operator's artifacts in reverse, and its explanation and its decision
+    point the same way. Unconstrained (``monotone=False``): plain L2 logistic regression."""
 
     weights: list[float] = field(default_factory=list)
     bias: float = 0.0
@@ -34,13 +42,20 @@ class NumeracyJudge:
     regularisation: float = 1.0
     seed: int = 3407
     trained_on: dict[str, Any] = field(default_factory=dict)
+    fluency_lm: str | None = None
+    monotone: bool = True
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        return FEATURE_NAMES if self.fluency_lm else BASE_FEATURE_NAMES
 
     # --- fitting ------------------------------------------------------------------------------
 
     def fit(self, features: Sequence[PairFeatures], labels: Sequence[int], *, info: dict[str, Any] | None = None,
             sample_weight: Sequence[float] | None = None) -> NumeracyJudge:
-        """Fit the classifier (standardised features, L2 logistic regression); the calibration is
-        reset to the identity with threshold 0.5 until :meth:`calibrate` runs on validation pairs."""
+        """Fit the classifier (standardised features, L2 logistic regression, sign-constrained when
+        ``monotone``); the calibration is reset to the identity with threshold 0.5 until
+        :meth:`calibrate` runs on validation pairs."""
         from sklearn.linear_model import LogisticRegression
 
         x, y = self._matrix(features), np.asarray([int(bool(v)) for v in labels])
@@ -49,10 +64,17 @@ class NumeracyJudge:
         mean = x.mean(axis=0)
         scale = x.std(axis=0)
         scale[scale < 1e-9] = 1.0
-        model = LogisticRegression(C=self.regularisation, max_iter=2000, random_state=self.seed)
-        model.fit((x - mean) / scale, y, sample_weight=None if sample_weight is None else np.asarray(sample_weight))
-        self.weights = [float(w) for w in model.coef_[0]]
-        self.bias = float(model.intercept_[0])
+        z = (x - mean) / scale
+        weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        if self.monotone:
+            signs = [FEATURE_SIGNS[name] for name in self.feature_names]
+            coef, self.bias = _monotone_logistic(z, y, signs, c=self.regularisation, sample_weight=weight)
+            self.weights = [float(w) for w in coef]
+        else:
+            model = LogisticRegression(C=self.regularisation, max_iter=2000, random_state=self.seed)
+            model.fit(z, y, sample_weight=weight)
+            self.weights = [float(w) for w in model.coef_[0]]
+            self.bias = float(model.intercept_[0])
         self.mean, self.scale = [float(v) for v in mean], [float(v) for v in scale]
         self.calibration = Calibration(method="identity", threshold=0.5)
         self.trained_on = {"pairs": int(len(y)), "valid": int(y.sum()), **(info or {})}
@@ -77,7 +99,10 @@ class NumeracyJudge:
     # --- scoring ------------------------------------------------------------------------------
 
     def _matrix(self, features: Sequence[PairFeatures]) -> np.ndarray:
-        return np.asarray([f.vector() for f in features], dtype=np.float64).reshape(-1, len(FEATURE_NAMES))
+        if self.fluency_lm and any(f.fluency_lm is None for f in features):
+            raise ValueError(f"this judge weighs fluency under {self.fluency_lm}: featurise the pairs with that LM")
+        names = self.feature_names
+        return np.asarray([f.vector(names) for f in features], dtype=np.float64).reshape(-1, len(names))
 
     def raw(self, features: Sequence[PairFeatures]) -> list[float]:
         if not self.weights:
@@ -96,8 +121,9 @@ class NumeracyJudge:
 
     def contributions(self, features: PairFeatures) -> dict[str, float]:
         """Each feature's share of the decision (standardised value × weight)."""
-        x = (np.asarray(features.vector()) - np.asarray(self.mean)) / np.asarray(self.scale)
-        return {name: float(v * w) for name, v, w in zip(FEATURE_NAMES, x, self.weights)}
+        names = self.feature_names
+        x = (np.asarray(features.vector(names)) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return {name: float(v * w) for name, v, w in zip(names, x, self.weights)}
 
     # --- explanations -------------------------------------------------------------------------
 
@@ -110,20 +136,23 @@ class NumeracyJudge:
     # --- persistence --------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "features": list(FEATURE_NAMES), "weights": self.weights, "bias": self.bias,
+        return {"format": FORMAT, "features": list(self.feature_names), "weights": self.weights, "bias": self.bias,
                 "mean": self.mean, "scale": self.scale, "regularisation": self.regularisation, "seed": self.seed,
                 "calibration": self.calibration.to_dict() if self.calibration else None,
-                "trained_on": self.trained_on}
+                "trained_on": self.trained_on, "fluency_lm": self.fluency_lm, "monotone": self.monotone}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NumeracyJudge:
-        if data.get("format") != FORMAT or list(data.get("features") or []) != list(FEATURE_NAMES):
+        fluency_lm = data.get("fluency_lm") or None
+        names = list(FEATURE_NAMES if fluency_lm else BASE_FEATURE_NAMES)
+        if data.get("format") not in (1, FORMAT) or list(data.get("features") or []) != names:
             raise ValueError("judge file of another format or feature set; train the judge again")
         calibration = Calibration.from_dict(data["calibration"]) if data.get("calibration") else None
         return cls(weights=list(data["weights"]), bias=float(data["bias"]), mean=list(data["mean"]),
                    scale=list(data["scale"]), calibration=calibration,
                    regularisation=float(data.get("regularisation", 1.0)), seed=int(data.get("seed", 3407)),
-                   trained_on=dict(data.get("trained_on") or {}))
+                   trained_on=dict(data.get("trained_on") or {}), fluency_lm=fluency_lm,
+                   monotone=bool(data.get("monotone", False)))
 
     def save(self, directory: str | Path) -> Path:
         path = Path(directory)
@@ -137,6 +166,33 @@ class NumeracyJudge:
     @classmethod
     def load(cls, directory: str | Path) -> NumeracyJudge:
         return cls.from_dict(json.loads((Path(directory) / FILE_NAME).read_text()))
+
+
+def _monotone_logistic(z: np.ndarray, y: np.ndarray, signs: Sequence[int], *, c: float,
+                       sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
+    """L2 logistic regression (scikit-learn's objective: Σ wᵢ·loss + ‖β‖² / 2C, intercept free)
+    with each coefficient bounded to its sign, by L-BFGS-B (scikit-learn has no bounds)."""
+    from scipy.optimize import minimize
+
+    w = np.ones(len(y)) if sample_weight is None else sample_weight
+    n_features = z.shape[1]
+
+    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        beta, b = theta[:-1], theta[-1]
+        margin = z @ beta + b
+        loss = np.logaddexp(0.0, margin) - y * margin
+        residual = w * (1.0 / (1.0 + np.exp(-np.clip(margin, -500, 500))) - y)
+        value = float(w @ loss + beta @ beta / (2 * c))
+        return value, np.concatenate([z.T @ residual + beta / c, [residual.sum()]])
+
+    bounds = [(0.0, None) if sign > 0 else (None, 0.0) for sign in signs] + [(None, None)]
+    result = minimize(objective, np.zeros(n_features + 1), jac=True, method="L-BFGS-B", bounds=bounds,
+                      options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-8})
+    return result.x[:-1], float(result.x[-1])
+
+
+# An explanation flags a candidate whose tokens are on average less than half as probable as the problem's.
+FLUENCY_DROP_FLAG = math.log(0.5)
 
 
 def explain(features: PairFeatures, *, probability: float | None = None, threshold: float = 0.5,
@@ -169,6 +225,11 @@ def explain(features: PairFeatures, *, probability: float | None = None, thresho
                        "detail": "words not in the problem: " + ", ".join(features.foreign_words[:8]) + note})
     else:
         checks.append({"check": "foreign words", "passed": True, "detail": "no words foreign to the problem"})
+    if features.fluency_lm is not None:
+        per_token = math.exp(v["fluency"])
+        checks.append({"check": "fluency", "passed": v["fluency"] > FLUENCY_DROP_FLAG,
+                       "detail": "reads as fluently as the problem" if v["fluency"] == 0.0 else
+                       f"each token {per_token:.2f}× as probable as in the problem ({features.fluency_lm})"})
     ratio = math.exp(v["length_ratio"])
     checks.append({"check": "length", "passed": ratio <= 1.6,
                    "detail": f"length differs by a factor {ratio:.2f}"})

@@ -77,17 +77,29 @@ class CausalLMFluency:
     """Geometric-mean token probability under a causal LM (``model=None``: packaged SmolLM2-135M)."""
 
     def __init__(self, model: str | None = None, device: str = "cpu", batch_size: int = 8,
-                 max_tokens: int = 256) -> None:
+                 max_tokens: int = 256, cache_size: int = 50_000) -> None:
         self.model = model
         self.max_tokens = max_tokens
         self.device = device
         self.batch_size = batch_size
+        self.cache_size = cache_size
+        self._cache: dict[str, float] = {}
         self.name = f"causal-lm:{model or 'smollm2-135m'}"
         _causal_lm(model, device)  # load now: a missing model fails here, not mid-job
 
     def score(self, texts: Sequence[str]) -> list[float]:
         """fl(x) = exp(mean over the text's tokens of log p(x_j | x_<j)), each text on its own
-        (batched with padding that does not change the scores); an empty text scores 0."""
+        (batched with padding that does not change the scores); an empty text scores 0. A text
+        read before (up to ``cache_size`` texts, e.g. a problem beside each of its candidates) is
+        not read again."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if todo:
+            if len(self._cache) + len(todo) > self.cache_size:
+                self._cache.clear()
+            self._cache.update(zip(todo, self._score(todo)))
+        return [self._cache[t] for t in texts]
+
+    def _score(self, texts: Sequence[str]) -> list[float]:
         import torch
 
         tokenizer, network = _causal_lm(self.model, self.device)

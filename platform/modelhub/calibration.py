@@ -57,7 +57,11 @@ class ValidationPair:
 def validation_pairs(
     *, datasets: Sequence[Dataset] | None = None, exclude_candidate_ids: Collection[int] = ()
 ) -> list[ValidationPair]:
-    """The gold-labelled pairs a judge may be calibrated on (of ``datasets``, else of every dataset)."""
+    """The gold-labelled pairs a judge may be calibrated on (of ``datasets``, else of every dataset).
+
+    A "paraphrase" that is the problem itself (same words, whitespace aside; ParaQD's f2 "same
+    sentence" positives) is left out: nothing the platform decides on is a copy, and copies at
+    cosine 1 would pull a fitted threshold up to 1."""
     test_hashes = Problem.objects.filter(split=Problem.Split.TEST).values("text_hash")
     golds = GoldLabel.objects.exclude(candidate__problem__split=Problem.Split.TEST).exclude(
         candidate__problem__text_hash__in=test_hashes
@@ -73,6 +77,7 @@ def validation_pairs(
         ValidationPair(cid, question, paraphrase, bool(valid), "import" if source == GoldLabel.Source.IMPORT else "human")
         for cid, question, paraphrase, valid, source in golds.order_by("candidate_id").values_list(
             "candidate_id", "candidate__problem__text", "candidate__text", "valid", "source")
+        if paraphrase.split() != question.split()
     ]
 
 

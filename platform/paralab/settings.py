@@ -325,6 +325,11 @@ PARALAB_BART_MODEL = PARALAB_SEQ2SEQ_BASE  # deprecated alias for code that stil
 # Fluency LM of STEAD's pseudo-adversarial inference noise: "auto" (the packaged SmolLM2-135M when
 # installed, else a Kneser-Ney n-gram LM on the corpus), "kneser-ney", or a causal LM id/directory.
 PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "auto")
+# Fluency LM the numeracy-aware judge weighs (its "fluency" feature) when a judge is trained: "none"
+# (default: on validation it added 0.004 AUC for 3x the training time, docs/results/judge.md),
+# "auto" (the packaged SmolLM2-135M when installed, else none), or a causal LM id/directory.
+# A trained judge keeps the LM it was trained with.
+PARALAB_JUDGE_FLUENCY_LM = env_str("PARALAB_JUDGE_FLUENCY_LM", "none")
 # manage.py demo trains tiny STEAD and PAP versions on the demo problems (0: skip), this many seconds each.
 PARALAB_DEMO_NEURAL = env_int("PARALAB_DEMO_NEURAL", 1) != 0
 PARALAB_DEMO_NEURAL_SECONDS = env_int("PARALAB_DEMO_NEURAL_SECONDS", 90)

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from ml.judge import FEATURE_NAMES, NumeracyJudge, batch_features, pair_features, sentence_transformer_tokens
+from ml.judge import BASE_FEATURE_NAMES, FEATURE_NAMES, NumeracyJudge, batch_features, pair_features, sentence_transformer_tokens
 from ml.judge.features import alignment, entity_difference, foreign_words, number_difference, unit_difference
 
 ORIGINAL = "Sara drove 12 km to buy 3 apples for $4."
@@ -111,7 +111,7 @@ def test_judge_fit_explain_save_load(features, tmp_path):
     # Calibration on top, then JSON persistence (no pickle).
     judge.calibrate(features, labels, method="platt")
     path = judge.save(tmp_path / "judge")
-    assert json.loads(path.read_text())["features"] == list(FEATURE_NAMES)
+    assert json.loads(path.read_text())["features"] == list(BASE_FEATURE_NAMES)  # no fluency LM: left out
     loaded = NumeracyJudge.load(tmp_path / "judge")
     assert loaded.probability(features) == pytest.approx(judge.probability(features))
     assert loaded.threshold == judge.threshold
@@ -128,3 +128,118 @@ def test_refit_on_gold_labels_moves_the_decision(features):
     assert refitted.trained_on["refit_gold"] == 4
     with pytest.raises(ValueError, match="valid and invalid"):
         NumeracyJudge().fit(features[:2], [1, 1])
+
+
+class WordListFluency:
+    """A stand-in fluency LM: a text's fluency is halved for each word outside a small lexicon."""
+
+    name = "word-list"
+    LEXICON = set("sara drove 12 km to buy 3 apples for $4 in order".split())
+
+    def __init__(self):
+        self.read = []
+
+    def score(self, texts):
+        self.read += list(texts)
+        return [0.5 ** sum(w.strip(".,").lower() not in self.LEXICON for w in t.split()) for t in texts]
+
+
+def test_fluency_is_how_much_less_fluent_the_candidate_reads(spacy_model):
+    from ml.judge import fluency_drop
+
+    assert fluency_drop(0.2, 0.1) == pytest.approx(-np.log(2))
+    assert fluency_drop(0.1, 0.4) == 0.0  # reading better than the problem earns nothing
+    lm = WordListFluency()
+    candidates = ["Sara drove 12 km in order to buy 3 apples for $4.",    # every word known
+                  "Sara drove 12 km to buy 3 zorbles for $4.",            # one word replaced at random
+                  "Sara glorped 12 km to buy 3 zorbles for $4."]          # two
+    feats = batch_features([ORIGINAL] * 3, candidates, cosines=[0.9] * 3, spacy_model=spacy_model, fluency_scorer=lm)
+    assert [f.values["fluency"] for f in feats] == pytest.approx([0.0, -np.log(2), -2 * np.log(2)])
+    assert all(f.fluency_lm == "word-list" for f in feats)
+    assert sorted(lm.read) == sorted({ORIGINAL, *candidates})  # each distinct text read once
+    # Without a fluency LM the feature is 0 and the pair says no LM scored it.
+    (plain,) = batch_features([ORIGINAL], candidates[2:], cosines=[0.9], spacy_model=spacy_model)
+    assert plain.values["fluency"] == 0.0 and plain.fluency_lm is None
+
+
+def test_a_judge_that_weighs_fluency(features, spacy_model, tmp_path):
+    lm = WordListFluency()
+    texts = [p for p, _ in PAIRS] + ["Sara drove 12 km to buy 3 zorbles for $4.", "Sara glorped 12 km to zap 3 apples for $4."]
+    labels = [y for _, y in PAIRS] + [0, 0]
+    cosines = [f.values["cosine"] for f in features] + [0.97, 0.96]
+    with_lm = batch_features([ORIGINAL] * len(texts), texts, cosines=cosines, spacy_model=spacy_model, fluency_scorer=lm)
+    judge = NumeracyJudge(regularisation=10.0, fluency_lm="word-list").fit(with_lm * 3, labels * 3)
+    assert judge.feature_names == FEATURE_NAMES and judge.feature_names[-1] == "fluency"
+    weights = dict(zip(judge.feature_names, judge.weights))
+    assert weights["fluency"] > 0  # the less fluent, the less valid
+    probs = judge.raw(with_lm)
+    assert max(probs[-2:]) < min(p for p, y in zip(probs, labels) if y)
+    checks = {c["check"]: c for c in judge.explain(with_lm[-1])}
+    assert not checks["fluency"]["passed"] and "0.25× as probable" in checks["fluency"]["detail"]
+    assert {c["check"]: c for c in judge.explain(with_lm[0])}["fluency"]["passed"]
+    # Pairs featurised without the judge's LM are refused, not scored with a silent 0.
+    with pytest.raises(ValueError, match="word-list"):
+        judge.raw(features)
+    # It saves and loads with its LM; a judge without one (or a format-1 file) has no fluency feature.
+    judge.save(tmp_path / "j")
+    data = json.loads((tmp_path / "j" / "judge.json").read_text())
+    assert data["fluency_lm"] == "word-list" and data["features"] == list(FEATURE_NAMES)
+    assert NumeracyJudge.load(tmp_path / "j").raw(with_lm) == pytest.approx(probs)
+    plain = NumeracyJudge(regularisation=10.0).fit(features * 3, [y for _, y in PAIRS] * 3).to_dict()
+    old = {**plain, "format": 1}
+    del old["fluency_lm"]
+    loaded = NumeracyJudge.from_dict(old)
+    assert loaded.fluency_lm is None and loaded.feature_names == BASE_FEATURE_NAMES
+    assert "fluency" not in {c["check"] for c in loaded.explain(features[0])}
+    with pytest.raises(ValueError, match="another format"):
+        NumeracyJudge.from_dict({**old, "features": list(FEATURE_NAMES)})
+
+
+def _synthetic(n=400, seed=0):
+    """Feature rows where foreign words come with *valid* pairs (a training operator's artifact:
+    its valid outputs reword) and changed numbers with invalid ones."""
+    from ml.judge import PairFeatures
+
+    rng = np.random.RandomState(seed)
+    rows, labels = [], []
+    for i in range(n):
+        valid = i % 2 == 0
+        values = {name: 0.0 for name in FEATURE_NAMES}
+        values.update(cosine=rng.normal(0.95 if valid else 0.9, 0.03), numeracy=1.0 if valid else rng.uniform(0.3, 1.0),
+                      foreign=rng.uniform(0.1, 0.4) if valid else rng.uniform(0.0, 0.1), units_kept=1.0,
+                      entities_kept=1.0, align_p=rng.uniform(0.8, 1), align_r=rng.uniform(0.8, 1), align_f=0.9,
+                      length_ratio=rng.uniform(0, 0.2))
+        values["numbers_missing"] = 0.0 if valid else float(rng.randint(0, 2))
+        rows.append(PairFeatures(values))
+        labels.append(int(valid))
+    return rows, labels
+
+
+def test_a_monotone_judge_keeps_each_check_to_its_sign():
+    from ml.judge.features import FEATURE_SIGNS
+
+    rows, labels = _synthetic()
+    free = NumeracyJudge(monotone=False).fit(rows, labels)
+    mono = NumeracyJudge().fit(rows, labels)
+    assert mono.monotone and not free.monotone
+    w_free = dict(zip(free.feature_names, free.weights))
+    w_mono = dict(zip(mono.feature_names, mono.weights))
+    assert w_free["foreign"] > 0.5  # unconstrained, foreign words count for a pair
+    assert w_mono["foreign"] == pytest.approx(0.0, abs=1e-6)  # monotone: never for it
+    assert all(w * FEATURE_SIGNS[name] >= -1e-9 for name, w in w_mono.items())
+    assert w_mono["cosine"] > 0 and w_mono["numeracy"] > 0
+    # Where no bound is active it is scikit-learn's logistic regression (same objective), sample weights too.
+    for r in rows:  # only the informative checks vary
+        r.values.update(foreign=0.0, align_p=0.9, align_r=0.9, length_ratio=0.0)
+    weights = [2.0] * 50 + [1.0] * (len(rows) - 50)
+    free2 = NumeracyJudge(monotone=False).fit(rows, labels, sample_weight=weights)
+    mono2 = NumeracyJudge().fit(rows, labels, sample_weight=weights)
+    assert not [name for name, w in zip(free2.feature_names, free2.weights) if w * FEATURE_SIGNS[name] < -1e-6]
+    # (scikit-learn's lbfgs stops at tol 1e-4; ours runs to 1e-12)
+    assert mono2.weights == pytest.approx(free2.weights, rel=1e-2, abs=1e-3)
+    assert mono2.bias == pytest.approx(free2.bias, rel=1e-2, abs=1e-3)
+    # The choice is saved with the judge; files from before it (unconstrained) load as unconstrained.
+    assert NumeracyJudge.from_dict(mono.to_dict()).monotone
+    old = free.to_dict()
+    del old["monotone"]
+    assert not NumeracyJudge.from_dict(old).monotone

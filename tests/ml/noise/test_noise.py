@@ -366,6 +366,13 @@ def test_smollm2_fluency_ranks_a_sentence_above_its_scrambled_words():
              "He paid $4.50 for 2 gallons of gas."]
     normal, scrambled, other = lm.score(texts)
     assert normal > 5 * scrambled
-    assert lm.score(texts[:1])[0] == pytest.approx(normal, rel=1e-4)  # padding does not change a score
-    assert lm.score([texts[2]])[0] == pytest.approx(other, rel=1e-4)
+    # Padding does not change a score (read alone, past the cache of texts already scored).
+    assert lm._score(texts[:1])[0] == pytest.approx(normal, rel=1e-4)
+    assert lm._score([texts[2]])[0] == pytest.approx(other, rel=1e-4)
+    # A text read before is not read again, and the answer is the same.
+    calls = []
+    real = lm._score
+    lm._score = lambda batch: calls.append(list(batch)) or real(batch)
+    assert lm.score([texts[2], "Ann has 3 cats.", texts[2]]) == [other, pytest.approx(lm._cache["Ann has 3 cats."]), other]
+    assert calls == [["Ann has 3 cats."]]
     assert load_fluency("auto").name == lm.name

