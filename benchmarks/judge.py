@@ -14,8 +14,9 @@ One run, through the platform's code paths (``modelhub.calibration``, ``modelhub
 3. ParaQD trained with the repository's best recipe (aqua_val outputs only, Euclidean margin 5,
    lr 1e-4, ``--epochs``) on ``fit``, calibrated on ``cal``; its validation AUC against the base's;
 4. the numeracy-aware judge trained on GSM8K operator pairs + the ``fit`` pairs, calibrated on ``cal``
-   (with the fluency feature under ``--judge-fluency``; ``--judge-variants`` adds the same judge
-   refitted without it, and other training mixes, all chosen by ``cal`` AUC only);
+   (monotone unless ``--judge-unconstrained``; fluency under ``--judge-fluency``, default none);
+   ``--judge-variants`` adds other training mixes, the same judge refitted the other way (and
+   without fluency when it had it), and leave-operator-out validation on aqua_val's columns;
 5. each on AQUA_test: ROC/PR AUC; weighted and macro P/R/F1 (both definitions) at the calibrated
    threshold and at 0.5; μ+, μ− and separation of the raw score and of the calibrated probability
    mapped to [−1, 1]; written to ``docs/results/judge.md`` (``--out``), earlier runs kept below.
@@ -136,6 +137,7 @@ def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]
     y_ops, y_fit = [p[2] for p in operator_pairs], [p[2] for p in fit_pairs]
     y_cal, y_test = [int(p.valid) for p in cal_pairs], [int(p[3]) for p in test_pairs]
     balance = len(f_ops) / max(1, len(f_fit))
+    monotone = bool((judge.params or {}).get("monotone", True))
     mixes = {
         "operator pairs + aqua_val fit half (the default)": (f_ops + f_fit, y_ops + y_fit, None),
         "operator pairs only": (f_ops, y_ops, None),
@@ -150,11 +152,10 @@ def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]
             cal_scores = [f.values["cosine"] for f in f_cal]
             test_scores = [f.values["cosine"] for f in f_test]
         else:
-            model = NumeracyJudge(fluency_lm=lm).fit(mix[0], mix[1], sample_weight=mix[2])
+            model = NumeracyJudge(fluency_lm=lm, monotone=monotone).fit(mix[0], mix[1], sample_weight=mix[2])
             cal_scores, test_scores = model.raw(f_cal), model.raw(f_test)
         rows.append({"name": name, "cal_auc": roc_auc(cal_scores, y_cal), "test_auc": roc_auc(test_scores, y_test)})
         print("judge mix", rows[-1], flush=True)
-    monotone = bool((judge.params or {}).get("monotone", True))
     others = {f"the default mix, {'unconstrained' if monotone else 'monotone'}": {"fluency_lm": lm, "monotone": not monotone}}
     if lm:
         others["the default mix without the fluency feature"] = {"fluency_lm": None, "monotone": monotone}

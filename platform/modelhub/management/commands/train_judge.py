@@ -13,8 +13,9 @@ from modelhub.kinds.paraqd import ParaQDError
 class Command(BaseCommand):
     help = (
         "Train the numeracy-aware judge (a calibrated classifier over the encoder's cosine, numbers, units, "
-        "names, token alignment, length, foreign words and fluency) on the datasets' operator pairs, imported train/dev "
-        "pairs and gold labels; calibrate it on the validation pairs; with --activate it makes the platform's "
+        "names, token alignment, length, foreign words and, with --fluency-lm, fluency; each check's weight keeps "
+        "its sign unless --unconstrained) on the datasets' operator pairs, imported train/dev pairs and gold "
+        "labels; calibrate it on the validation pairs; with --activate it makes the platform's "
         'valid/invalid decisions. Seconds to minutes on a CPU. Prints JSON {"version", "status", "path", ...}.'
     )
 
