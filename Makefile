@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paralab
 
-.PHONY: install demo test test-fast services browser wordnet check clean
+.PHONY: install demo test test-fast services browser wordnet llm-judge check clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ browser:
 # WordNet 3.0 from Debian's packages, copied where NLTK reads it (the synonym generators).
 wordnet:
 	bash scripts/wordnet.sh var/nltk_data
+
+# Optional: Qwen2.5-1.5B-Instruct for the judge's LLM check (1.1 GB; scripts/llm_judge.sh checks its SHA-256).
+llm-judge: install
+	bash scripts/llm_judge.sh
 
 test: install services browser wordnet
 	$(MAKE) --no-print-directory check

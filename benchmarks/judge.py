@@ -17,6 +17,9 @@ One run, through the platform's code paths (``modelhub.calibration``, ``modelhub
    (monotone unless ``--judge-unconstrained``; fluency under ``--judge-fluency``, default none);
    ``--judge-variants`` adds other training mixes, the same judge refitted the other way (and
    without fluency when it had it), and leave-operator-out validation on aqua_val's columns;
+   ``--judge-llm SPEC`` adds an instruct LLM's zero-shot verdict (``ml.judge.llm_check``), weighed
+   beside the classifier on the ``fit`` half's pairs; the LLM alone and the judge without it are
+   reported beside it, each calibrated on ``cal``;
 5. each on AQUA_test: ROC/PR AUC; weighted and macro P/R/F1 (both definitions) at the calibrated
    threshold and at 0.5; μ+, μ− and separation of the raw score and of the calibrated probability
    mapped to [−1, 1]; written to ``docs/results/judge.md`` (``--out``), earlier runs kept below.
@@ -171,6 +174,38 @@ def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]
     return rows
 
 
+def llm_rows(judge, cal_pairs, test_pairs, args, notes: list[str]) -> dict[str, dict]:
+    """With an LLM check: the LLM's verdict alone and the judge's classifier without it, each
+    calibrated on the cal half (the LLM has read these pairs already: its scores are cached)."""
+    from dataclasses import replace
+
+    from modelhub.calibration import fit_version_calibration
+    from modelhub.kinds.judge.service import _encoder_of, load_judge, pair_features
+
+    spec, lm = judge.params["llm"], judge.params.get("fluency_lm")
+    model = load_judge(judge)
+
+    def feats(questions, paraphrases):
+        return pair_features(encoder_path=_encoder_of(judge), questions=questions, paraphrases=paraphrases,
+                             fluency_lm=lm, llm=spec)
+
+    f_cal = feats([p.question for p in cal_pairs], [p.paraphrase for p in cal_pairs])
+    f_test = feats([p[1] for p in test_pairs], [p[2] for p in test_pairs])
+    y_cal, y_test = [int(p.valid) for p in cal_pairs], [int(p[3]) for p in test_pairs]
+    classifier = replace(model, llm=None, llm_stack=None)
+    scorers = {f"LLM check alone ({model.llm}, zero-shot)": lambda fs: [f.llm for f in fs],
+               "numeracy-aware judge without the LLM check": classifier.raw}
+    rows = {}
+    for name, score in scorers.items():
+        record = fit_version_calibration(score(f_cal), y_cal, kind="judge", method=args.method)
+        rows[name] = evaluate(score(f_test), y_test, calibration=record, raw_is_cosine=False)
+        notes.append(f"{name}: validation ROC AUC {record['auc']:.3f}")
+    stack = model.llm_stack
+    notes.append(f"LLM check {model.llm} weighed on {stack['pairs']} fit-half pairs: standardised weights classifier "
+                 f"{stack['weights'][0]:+.2f}, LLM {stack['weights'][1]:+.2f}")
+    return rows
+
+
 def leave_operator_out(args, lm: str | None) -> list[dict]:
     """Validation on operators a judge has not seen: aqua_val's columns are operators (positive1..4,
     neg_1..6). For each held-out pair of one positive and one negative column, a judge fitted on the
@@ -265,6 +300,9 @@ def main() -> None:
                         help="LM of the judge's fluency feature: none, auto (SmolLM2 when installed), or an LM id/dir")
     parser.add_argument("--judge-unconstrained", action="store_true",
                         help="the judge as plain logistic regression (default: each check's weight keeps its sign)")
+    parser.add_argument("--judge-llm", default="none",
+                        help="instruct LLM of the judge's LLM check (none, smollm2, or a .gguf file / model directory), "
+                             "weighed on the fit half's pairs")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
@@ -355,17 +393,21 @@ def main() -> None:
     t0 = time.perf_counter()
     judge = judge_train(dataset_names=[names["gsm8k"], names["fit"]], max_problems=args.judge_problems,
                         progress=progress, calibrate=False, fluency_lm=args.judge_fluency,
-                        monotone=not args.judge_unconstrained)
+                        monotone=not args.judge_unconstrained, llm=args.judge_llm, llm_datasets=[names["fit"]])
     judge_s = time.perf_counter() - t0
     judge_cal = version_calibrate(version=judge, dataset_names=[names["cal"]], method=args.method)
     results["numeracy-aware judge"] = evaluate(
         raw_scores(version=judge, questions=questions, paraphrases=paraphrases), labels,
         calibration=judge_cal, raw_is_cosine=False)
     weights = judge.metrics["training"]["weights"]
-    notes.append(f"numeracy-aware judge v{judge.pk} (fluency LM: {judge.params.get('fluency_lm') or 'none'}): "
+    notes.append(f"numeracy-aware judge v{judge.pk} (fluency LM: {judge.params.get('fluency_lm') or 'none'}; "
+                 f"LLM check: {judge.params.get('llm') or 'none'}): "
                  f"{judge.training_data.get('pairs')} training pairs, "
                  f"{judge_s:.0f} s; validation ROC AUC {judge_cal['auc']:.3f}; weights "
                  + ", ".join(f"{k} {v:+.2f}" for k, v in weights.items()))
+
+    if judge.params.get("llm"):
+        results.update(llm_rows(judge, cal_pairs, test_pairs, args, notes))
 
     judge_mixes = judge_variant_table(judge, names, cal_pairs, test_pairs, args) if args.judge_variants else []
     for mix in judge_mixes:
@@ -386,7 +428,8 @@ def main() -> None:
         + (f" --paraqd-variants '{args.paraqd_variants}'" if args.paraqd_variants else "")
         + (" --judge-variants" if args.judge_variants else "")
         + (f" --judge-fluency {args.judge_fluency}" if args.judge_fluency != "none" else "")
-        + (" --judge-unconstrained" if args.judge_unconstrained else "") + "`",
+        + (" --judge-unconstrained" if args.judge_unconstrained else "")
+        + (f" --judge-llm {args.judge_llm}" if args.judge_llm != "none" else "") + "`",
         "",
         f"Hardware: {hardware()}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
         f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid; "

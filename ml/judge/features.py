@@ -20,6 +20,10 @@ here is a number in a fixed order (:data:`FEATURE_NAMES`), so a small classifier
   the geometric-mean token probability, so 0 is "as fluent as the problem" and −0.7 is "each
   token half as probable". Words replaced at random and clumsy deletions read badly; a rewording
   does not. Only with a fluency scorer (0 without one; a judge then leaves it out).
+
+Beside the vector, ``PairFeatures.llm`` holds an instruct LLM's zero-shot verdict on the pair
+(``ml.judge.llm_check``: log P(Yes) − log P(No)) when an LLM check read it; a judge weighs it
+beside its own output (``NumeracyJudge.fit_llm``), not as one more feature of the vector.
 """
 from __future__ import annotations
 
@@ -62,6 +66,8 @@ class PairFeatures:
     foreign_words: list[str] = field(default_factory=list)
     wordnet: bool = True
     fluency_lm: str | None = None
+    llm: float | None = None
+    llm_model: str | None = None
 
     def vector(self, names: Sequence[str] = FEATURE_NAMES) -> list[float]:
         return [float(self.values[name]) for name in names]
@@ -199,10 +205,13 @@ def pair_features(
     spacy_model: str | None = None,
     fluency: tuple[float, float] | None = None,
     fluency_lm: str | None = None,
+    llm: float | None = None,
+    llm_model: str | None = None,
 ) -> PairFeatures:
     """The features of one pair. ``cosine`` is the encoder's; the token embeddings (normalised
     rows, e.g. from :func:`sentence_transformer_tokens`) give the alignment features (0 without);
-    ``fluency`` is (the problem's, the candidate's) fluency under the LM named ``fluency_lm``."""
+    ``fluency`` is (the problem's, the candidate's) fluency under the LM named ``fluency_lm``;
+    ``llm`` the LLM check's log-odds under ``llm_model``."""
     from ml.metrics.pqi import numeracy
 
     missing, added = number_difference(original, candidate)
@@ -228,7 +237,8 @@ def pair_features(
         "fluency": fluency_drop(*fluency) if fluency is not None else 0.0,
     }
     return PairFeatures(values, missing, added, missing_units, missing_entities, foreign, wordnet,
-                        fluency_lm=fluency_lm if fluency is not None else None)
+                        fluency_lm=fluency_lm if fluency is not None else None,
+                        llm=None if llm is None else float(llm), llm_model=llm_model if llm is not None else None)
 
 
 def sentence_transformer_tokens(model: Any, *, batch_size: int = 64) -> TokenEmbedder:
@@ -260,9 +270,12 @@ def batch_features(
     token_embedder: TokenEmbedder | None = None,
     spacy_model: str | None = None,
     fluency_scorer: Any = None,
+    llm_check: Any = None,
 ) -> list[PairFeatures]:
     """:func:`pair_features` for many pairs; each distinct text is embedded once and, with a
-    ``fluency_scorer`` (``ml.noise.fluency``: ``.name`` and ``.score(texts)``), scored once."""
+    ``fluency_scorer`` (``ml.noise.fluency``: ``.name`` and ``.score(texts)``), scored once; with
+    an ``llm_check`` (``ml.judge.llm_check``: ``.name`` and ``.score_pairs(problems, candidates)``)
+    each pair is read by the LLM."""
     if not (len(originals) == len(candidates) == len(cosines)):
         raise ValueError("originals, candidates and cosines differ in length")
     distinct = list(dict.fromkeys([*originals, *candidates]))
@@ -273,8 +286,13 @@ def batch_features(
     if fluency_scorer is not None:
         fluent = dict(zip(distinct, fluency_scorer.score(distinct)))
     lm = getattr(fluency_scorer, "name", None)
+    verdicts: list[float | None] = [None] * len(originals)
+    if llm_check is not None:
+        verdicts = list(llm_check.score_pairs(list(originals), list(candidates)))
+    llm_model = getattr(llm_check, "name", None)
     return [
         pair_features(o, c, cosine=cos, original_tokens=tokens.get(o), candidate_tokens=tokens.get(c),
-                      spacy_model=spacy_model, fluency=(fluent[o], fluent[c]) if fluent else None, fluency_lm=lm)
-        for o, c, cos in zip(originals, candidates, cosines)
+                      spacy_model=spacy_model, fluency=(fluent[o], fluent[c]) if fluent else None, fluency_lm=lm,
+                      llm=verdict, llm_model=llm_model)
+        for o, c, cos, verdict in zip(originals, candidates, cosines, verdicts)
     ]

@@ -19,7 +19,7 @@ from .calibration import Calibration, fit_calibration
 from .features import BASE_FEATURE_NAMES, FEATURE_NAMES, FEATURE_SIGNS, PairFeatures
 
 FILE_NAME = "judge.json"
-FORMAT = 2  # 2: the fluency feature and the LM that scored it; format 1 files (no fluency) still load
+FORMAT = 3  # 3: the LLM check's stack; 2: the fluency feature and its LM; files of formats 1 and 2 still load
 
 
 @dataclass
@@ -32,7 +32,13 @@ class NumeracyJudge:
     ``monotone`` (default): each weight keeps the sign of :data:`~ml.judge.features.FEATURE_SIGNS`
     (a missing number, a foreign word or a dropped unit never counts *for* a pair), so the judge
     cannot learn a training operator's artifacts in reverse, and its explanation and its decision
-    point the same way. Unconstrained (``monotone=False``): plain L2 logistic regression."""
+    point the same way. Unconstrained (``monotone=False``): plain L2 logistic regression.
+
+    ``llm``: the name of an LLM check (``ml.judge.llm_check``, e.g. ``llm:qwen.gguf:p1``) whose
+    zero-shot verdict the judge weighs beside its own classifier: :meth:`fit_llm` fits a second,
+    monotone logistic regression over (the classifier's margin, the LLM's log-odds) on pairs the
+    LLM read, typically the validation pairs (the LLM is too slow to read every operator pair on a
+    CPU). Pairs must be featurised with that LLM check."""
 
     weights: list[float] = field(default_factory=list)
     bias: float = 0.0
@@ -44,6 +50,8 @@ class NumeracyJudge:
     trained_on: dict[str, Any] = field(default_factory=dict)
     fluency_lm: str | None = None
     monotone: bool = True
+    llm: str | None = None
+    llm_stack: dict[str, Any] | None = None
 
     @property
     def feature_names(self) -> tuple[str, ...]:
@@ -77,7 +85,26 @@ class NumeracyJudge:
             self.bias = float(model.intercept_[0])
         self.mean, self.scale = [float(v) for v in mean], [float(v) for v in scale]
         self.calibration = Calibration(method="identity", threshold=0.5)
+        self.llm_stack = None
         self.trained_on = {"pairs": int(len(y)), "valid": int(y.sum()), **(info or {})}
+        return self
+
+    def fit_llm(self, features: Sequence[PairFeatures], labels: Sequence[int]) -> NumeracyJudge:
+        """Weigh the LLM check beside the classifier: a monotone (both weights ≥ 0) L2 logistic
+        regression over the classifier's margin and the LLM's log-odds, both standardised, fitted
+        on ``features`` (pairs the LLM read; validation pairs, never test). Resets the calibration."""
+        if not self.llm:
+            raise ValueError("this judge has no LLM check (llm=None)")
+        y = np.asarray([int(bool(v)) for v in labels])
+        if len(set(y.tolist())) < 2:
+            raise ValueError("weighing the LLM check needs valid and invalid pairs")
+        x = self._stack_inputs(features)
+        mean, scale = x.mean(axis=0), x.std(axis=0)
+        scale[scale < 1e-9] = 1.0
+        coef, bias = _monotone_logistic((x - mean) / scale, y, [1, 1], c=self.regularisation, sample_weight=None)
+        self.llm_stack = {"weights": [float(w) for w in coef], "bias": bias, "mean": [float(v) for v in mean],
+                          "scale": [float(v) for v in scale], "pairs": int(len(y)), "valid": int(y.sum())}
+        self.calibration = Calibration(method="identity", threshold=0.5)
         return self
 
     def refit(self, features: Sequence[PairFeatures], labels: Sequence[int], *, weight: float = 1.0,
@@ -88,8 +115,12 @@ class NumeracyJudge:
             feats = [*base[0], *features]
             labs = [*base[1], *labels]
             weights = [1.0] * len(base[0]) + [weight] * len(features)
-            return self.fit(feats, labs, sample_weight=weights, info={"refit_gold": len(features)})
-        return self.fit(features, labels, info={"refit_gold": len(features)})
+            self.fit(feats, labs, sample_weight=weights, info={"refit_gold": len(features)})
+        else:
+            self.fit(features, labels, info={"refit_gold": len(features)})
+        if self.llm:
+            self.fit_llm(features, labels)
+        return self
 
     def calibrate(self, features: Sequence[PairFeatures], labels: Sequence[int], *, method: str = "platt") -> Calibration:
         """Fit the calibration (and threshold) of the raw output on validation pairs."""
@@ -104,11 +135,29 @@ class NumeracyJudge:
         names = self.feature_names
         return np.asarray([f.vector(names) for f in features], dtype=np.float64).reshape(-1, len(names))
 
-    def raw(self, features: Sequence[PairFeatures]) -> list[float]:
+    def _margin(self, features: Sequence[PairFeatures]) -> np.ndarray:
+        """The classifier's logit per pair (before the LLM stack)."""
         if not self.weights:
             raise ValueError("the judge is not trained")
         x = (self._matrix(features) - np.asarray(self.mean)) / np.asarray(self.scale)
-        z = x @ np.asarray(self.weights) + self.bias
+        return x @ np.asarray(self.weights) + self.bias
+
+    def _stack_inputs(self, features: Sequence[PairFeatures]) -> np.ndarray:
+        wrong = [f.llm_model for f in features if f.llm is None or f.llm_model != self.llm]
+        if wrong:
+            raise ValueError(f"this judge weighs the LLM check {self.llm}: featurise the pairs with it "
+                             f"({len(wrong)} pairs read by {wrong[0] or 'no LLM'})")
+        return np.column_stack([self._margin(features), [float(f.llm) for f in features]])
+
+    def raw(self, features: Sequence[PairFeatures]) -> list[float]:
+        if self.llm:
+            if self.llm_stack is None:
+                raise ValueError(f"the judge's LLM check {self.llm} is not weighed yet (fit_llm on validation pairs)")
+            st = self.llm_stack
+            x = (self._stack_inputs(features) - np.asarray(st["mean"])) / np.asarray(st["scale"])
+            z = x @ np.asarray(st["weights"]) + st["bias"]
+        else:
+            z = self._margin(features)
         return [float(v) for v in 1.0 / (1.0 + np.exp(-np.clip(z, -500, 500)))]
 
     def probability(self, features: Sequence[PairFeatures]) -> list[float]:
@@ -123,7 +172,12 @@ class NumeracyJudge:
         """Each feature's share of the decision (standardised value × weight)."""
         names = self.feature_names
         x = (np.asarray(features.vector(names)) - np.asarray(self.mean)) / np.asarray(self.scale)
-        return {name: float(v * w) for name, v, w in zip(names, x, self.weights)}
+        shares = {name: float(v * w) for name, v, w in zip(names, x, self.weights)}
+        if self.llm and self.llm_stack is not None and features.llm is not None:
+            st = self.llm_stack
+            shares = {name: v * st["weights"][0] / st["scale"][0] for name, v in shares.items()}
+            shares["llm"] = float(st["weights"][1] * (features.llm - st["mean"][1]) / st["scale"][1])
+        return shares
 
     # --- explanations -------------------------------------------------------------------------
 
@@ -139,20 +193,22 @@ class NumeracyJudge:
         return {"format": FORMAT, "features": list(self.feature_names), "weights": self.weights, "bias": self.bias,
                 "mean": self.mean, "scale": self.scale, "regularisation": self.regularisation, "seed": self.seed,
                 "calibration": self.calibration.to_dict() if self.calibration else None,
-                "trained_on": self.trained_on, "fluency_lm": self.fluency_lm, "monotone": self.monotone}
+                "trained_on": self.trained_on, "fluency_lm": self.fluency_lm, "monotone": self.monotone,
+                "llm": self.llm, "llm_stack": self.llm_stack}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NumeracyJudge:
         fluency_lm = data.get("fluency_lm") or None
         names = list(FEATURE_NAMES if fluency_lm else BASE_FEATURE_NAMES)
-        if data.get("format") not in (1, FORMAT) or list(data.get("features") or []) != names:
+        if data.get("format") not in (1, 2, FORMAT) or list(data.get("features") or []) != names:
             raise ValueError("judge file of another format or feature set; train the judge again")
         calibration = Calibration.from_dict(data["calibration"]) if data.get("calibration") else None
         return cls(weights=list(data["weights"]), bias=float(data["bias"]), mean=list(data["mean"]),
                    scale=list(data["scale"]), calibration=calibration,
                    regularisation=float(data.get("regularisation", 1.0)), seed=int(data.get("seed", 3407)),
                    trained_on=dict(data.get("trained_on") or {}), fluency_lm=fluency_lm,
-                   monotone=bool(data.get("monotone", False)))
+                   monotone=bool(data.get("monotone", False)), llm=data.get("llm") or None,
+                   llm_stack=dict(data["llm_stack"]) if data.get("llm_stack") else None)
 
     def save(self, directory: str | Path) -> Path:
         path = Path(directory)
@@ -225,6 +281,10 @@ def explain(features: PairFeatures, *, probability: float | None = None, thresho
                        "detail": "words not in the problem: " + ", ".join(features.foreign_words[:8]) + note})
     else:
         checks.append({"check": "foreign words", "passed": True, "detail": "no words foreign to the problem"})
+    if features.llm is not None:
+        checks.append({"check": "LLM", "passed": features.llm > 0,
+                       "detail": f"{features.llm_model} answers {'Yes' if features.llm > 0 else 'No'} to "
+                                 f"\"same problem?\" (log-odds {features.llm:+.2f})"})
     if features.fluency_lm is not None:
         per_token = math.exp(v["fluency"])
         checks.append({"check": "fluency", "passed": v["fluency"] > FLUENCY_DROP_FLAG,

@@ -330,6 +330,11 @@ PARALAB_FLUENCY_LM = env_str("PARALAB_FLUENCY_LM", "auto")
 # "auto" (the packaged SmolLM2-135M when installed, else none), or a causal LM id/directory.
 # A trained judge keeps the LM it was trained with.
 PARALAB_JUDGE_FLUENCY_LM = env_str("PARALAB_JUDGE_FLUENCY_LM", "none")
+# Instruct LLM whose zero-shot "same problem?" verdict a new judge weighs (ml.judge.llm_check): "none"
+# (the default), "smollm2" (the packaged SmolLM2-135M-Instruct; smoke runs), or a .gguf file / model
+# directory (e.g. var/models/qwen2.5-1.5b-instruct.gguf from `make llm-judge`). One LLM pass per pair:
+# meant for GPU workers; about 1.3 pairs/s on a 2-core CPU with bfloat16. A trained judge keeps its LLM.
+PARALAB_JUDGE_LLM = env_str("PARALAB_JUDGE_LLM", "none")
 # manage.py demo trains tiny STEAD and PAP versions on the demo problems (0: skip), this many seconds each.
 PARALAB_DEMO_NEURAL = env_int("PARALAB_DEMO_NEURAL", 1) != 0
 PARALAB_DEMO_NEURAL_SECONDS = env_int("PARALAB_DEMO_NEURAL_SECONDS", 90)

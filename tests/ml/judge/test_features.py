@@ -243,3 +243,92 @@ def test_a_monotone_judge_keeps_each_check_to_its_sign():
     old = free.to_dict()
     del old["monotone"]
     assert not NumeracyJudge.from_dict(old).monotone
+
+
+class KeywordLLM:
+    """A stand-in LLM check: says Yes (log-odds +2) unless the candidate holds a word it distrusts."""
+
+    name = "llm:keyword:p1"
+
+    def __init__(self, distrusted=("15", "miles", "Priya", "$9")):
+        self.distrusted = distrusted
+        self.read = []
+
+    def score_pairs(self, problems, candidates):
+        self.read += list(zip(problems, candidates))
+        return [-2.0 if any(w in c for w in self.distrusted) else 2.0 for c in candidates]
+
+
+def test_a_judge_that_weighs_an_llm_check(features, spacy_model, tmp_path):
+    texts, labels = [p for p, _ in PAIRS], [y for _, y in PAIRS]
+    cosines = [f.values["cosine"] for f in features]
+    # The LLM knows what the checks miss: a swapped question ("how far" instead of "how much").
+    extra = ["Sara drove 12 km to buy 3 apples for $4. How far was the shop?"]
+    llm = KeywordLLM(distrusted=("15", "miles", "Priya", "$9", "How far"))
+    read = batch_features([ORIGINAL] * (len(texts) + 1), texts + extra, cosines=cosines + [0.95],
+                          spacy_model=spacy_model, llm_check=llm)
+    assert [f.llm for f in read] == [2.0, 2.0, -2.0, -2.0, -2.0, -2.0, -2.0]
+    assert all(f.llm_model == "llm:keyword:p1" for f in read) and len(llm.read) == len(read)
+    judge = NumeracyJudge(regularisation=10.0, llm=llm.name).fit(features * 3, labels * 3)
+    with pytest.raises(ValueError, match="not weighed"):
+        judge.raw(read)
+    judge.fit_llm(read * 2, (labels + [0]) * 2)
+    stack = judge.llm_stack
+    assert stack["pairs"] == 14 and min(stack["weights"]) >= 0 and stack["weights"][1] > 0
+    probs = judge.raw(read)
+    assert max(p for p, y in zip(probs, labels + [0]) if not y) < min(p for p, y in zip(probs, labels) if y)
+    checks = {c["check"]: c for c in judge.explain(read[-1], probability=probs[-1])}
+    assert not checks["LLM"]["passed"] and "answers No" in checks["LLM"]["detail"]
+    assert {c["check"]: c for c in judge.explain(read[0])}["LLM"]["passed"]
+    assert "llm" in judge.contributions(read[-1]) and judge.contributions(read[-1])["llm"] < 0
+    # Pairs the LLM did not read (or another LLM read) are refused.
+    with pytest.raises(ValueError, match="llm:keyword:p1"):
+        judge.raw(features)
+    # It saves and loads with its stack; a refit on gold labels weighs the LLM again on them.
+    judge.save(tmp_path / "j")
+    loaded = NumeracyJudge.load(tmp_path / "j")
+    assert loaded.llm == llm.name and loaded.raw(read) == pytest.approx(probs)
+    refitted = loaded.refit(read * 2, (labels + [0]) * 2)
+    assert refitted.llm_stack is not None and refitted.trained_on["refit_gold"] == 14
+    with pytest.raises(ValueError, match="no LLM check"):
+        NumeracyJudge().fit(features * 3, labels * 3).fit_llm(read, labels + [0])
+
+
+@pytest.fixture(scope="module")
+def smollm2_check():
+    from ml.judge.llm_check import InstructLLMCheck, llm_check_unavailable_reason
+
+    reason = llm_check_unavailable_reason("smollm2")
+    if reason:
+        pytest.fail(f"the packaged SmolLM2 (make install) is needed: {reason}")
+    return InstructLLMCheck("smollm2", "cpu", dtype="float32")
+
+
+@pytest.mark.slow
+def test_the_llm_check_reads_each_problem_once_and_matches_a_full_pass(smollm2_check):
+    check = smollm2_check
+    head, tail = check.prompt_parts(ORIGINAL)
+    assert ORIGINAL in head and head.rstrip().endswith("Rewritten problem:") and "Yes or No" in tail
+    candidates = [p for p, _ in PAIRS[:3]]
+    scores = check.score_pairs([ORIGINAL] * 3, candidates)
+    assert all(np.isfinite(scores)) and check.name == "llm:smollm2:p1"
+    # The problem's cached prefix gives what one pass over the whole prompt gives.
+    assert scores == pytest.approx([check.score_full(ORIGINAL, c) for c in candidates], abs=1e-3)
+    # Scores are cached per pair: asking again reads nothing.
+    check.model, model = None, check.model
+    try:
+        assert check.score_pairs([ORIGINAL], candidates[1:2]) == scores[1:2]
+    finally:
+        check.model = model
+    with pytest.raises(ValueError, match="differ in length"):
+        check.score_pairs([ORIGINAL], candidates)
+
+
+def test_an_llm_that_is_not_there_says_why(tmp_path):
+    from ml.judge.llm_check import InstructLLMCheck, llm_check_unavailable_reason
+
+    assert "does not exist" in llm_check_unavailable_reason(str(tmp_path / "qwen.gguf"))
+    assert "neither" in llm_check_unavailable_reason("no-such-model")
+    assert llm_check_unavailable_reason(None) == "no LLM configured"
+    with pytest.raises(FileNotFoundError, match="make llm-judge"):
+        InstructLLMCheck(str(tmp_path / "qwen.gguf"))

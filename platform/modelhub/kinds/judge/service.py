@@ -69,10 +69,27 @@ def _fluency_scorer(spec: str, device: str):
         raise JudgeError(f"the judge's fluency LM {spec!r} cannot be loaded: {exc}") from exc
 
 
+def judge_llm(spec: str | None = None) -> str | None:
+    """The LLM check a new judge weighs (``PARALAB_JUDGE_LLM`` by default); ``none`` is None."""
+    spec = (settings.PARALAB_JUDGE_LLM if spec is None else spec).strip()
+    return None if spec.lower() in ("", "none", "off") else spec
+
+
+@lru_cache(maxsize=1)
+def _llm_check(spec: str, device: str):
+    from ml.judge.llm_check import InstructLLMCheck
+    from ml.paraqd.model import select_device
+
+    try:
+        return InstructLLMCheck(spec, select_device(device))
+    except (FileNotFoundError, OSError, ValueError, ImportError) as exc:
+        raise JudgeError(f"the judge's LLM {spec!r} cannot be loaded: {exc}") from exc
+
+
 def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str],
-                  fluency_lm: str | None = None) -> list:
+                  fluency_lm: str | None = None, llm: str | None = None) -> list:
     """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)
-    and, with ``fluency_lm``, the fluency feature under that LM."""
+    and, with ``fluency_lm``, the fluency feature under that LM; with ``llm``, the LLM check's verdict."""
     from ml.judge import batch_features, sentence_transformer_tokens
 
     if not questions:
@@ -82,7 +99,8 @@ def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: S
     return batch_features(list(questions), list(paraphrases), cosines=cosines,
                           token_embedder=sentence_transformer_tokens(scorer.model),
                           spacy_model=settings.PARALAB_SPACY_MODEL,
-                          fluency_scorer=_fluency_scorer(fluency_lm, settings.PARALAB_DEVICE) if fluency_lm else None)
+                          fluency_scorer=_fluency_scorer(fluency_lm, settings.PARALAB_DEVICE) if fluency_lm else None,
+                          llm_check=_llm_check(llm, settings.PARALAB_DEVICE) if llm else None)
 
 
 @lru_cache(maxsize=4)
@@ -125,7 +143,7 @@ def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], par
     version's threshold), ``cosine`` and ``checks`` (the explanation)."""
     judge = load_judge(version)
     features = pair_features(encoder_path=_encoder_of(version), questions=questions, paraphrases=paraphrases,
-                             fluency_lm=judge.fluency_lm)
+                             fluency_lm=judge.fluency_lm, llm=(version.params or {}).get("llm") if judge.llm else None)
     if not features:
         return []
     raw = judge.raw(features)
@@ -174,12 +192,17 @@ def judge_train(
     regularisation: float = 1.0,
     fluency_lm: str | None = None,
     monotone: bool = True,
+    llm: str | None = None,
+    llm_datasets: Sequence[str] | None = None,
 ) -> ModelVersion:
     """Train and register a judge version (``MODEL_DIR/judge/v<id>-<stamp>/judge.json``), calibrate
     it on the validation pairs when there are any, and activate it with ``activate``. ``fluency_lm``
     (default ``PARALAB_JUDGE_FLUENCY_LM``, see :func:`judge_fluency_lm`) is the LM of its fluency
     feature; ``none`` trains without it. ``monotone``: weights keep each check's sign
-    (``ml.judge.NumeracyJudge``); False fits a plain logistic regression."""
+    (``ml.judge.NumeracyJudge``); False fits a plain logistic regression. ``llm`` (default
+    ``PARALAB_JUDGE_LLM``, see :func:`judge_llm`): an instruct LLM whose zero-shot verdict the judge
+    weighs beside its classifier, fitted on the validation pairs of ``llm_datasets`` (default: the
+    training datasets; ``modelhub.calibration.validation_pairs``, never test), which the LLM reads."""
     from jobs.progress import scaled_progress
     from ml.judge import NumeracyJudge
 
@@ -194,6 +217,19 @@ def judge_train(
     lm = judge_fluency_lm(fluency_lm)
     if lm:
         _fluency_scorer(lm, settings.PARALAB_DEVICE)  # a fluency LM that does not load fails now, not after the pairs
+    llm = judge_llm(llm)
+    llm_pairs: list = []
+    if llm:
+        from modelhub.calibration import validation_pairs
+        from modelhub.kinds.paraqd import datasets_by_name
+
+        checker = _llm_check(llm, settings.PARALAB_DEVICE)  # fails now when the LLM does not load
+        llm_pairs = validation_pairs(datasets=datasets_by_name(list(llm_datasets or dataset_names)),
+                                     exclude_candidate_ids=exclude_candidate_ids)
+        labels_llm = {p.valid for p in llm_pairs}
+        if len(labels_llm) < 2:
+            raise JudgeError("weighing the LLM check needs valid and invalid validation pairs in "
+                             f"{', '.join(llm_datasets or dataset_names)} (import_pairs --split dev, or gold labels)")
     pairs, snapshot = judge_training_pairs(dataset_names=dataset_names, max_problems=max_problems,
                                            exclude_candidate_ids=exclude_candidate_ids,
                                            progress=scaled_progress(progress, 0.0, 0.4))
@@ -205,8 +241,14 @@ def judge_train(
         progress(0.4, f"features of {len(pairs)} pairs" + (f", fluency under {lm}" if lm else ", no fluency LM"))
     features = pair_features(encoder_path=encoder_path, questions=[p[0] for p in pairs],
                              paraphrases=[p[1] for p in pairs], fluency_lm=lm)
-    judge = NumeracyJudge(regularisation=regularisation, fluency_lm=lm, monotone=monotone).fit(
-        features, labels, info={"datasets": list(dataset_names)})
+    judge = NumeracyJudge(regularisation=regularisation, fluency_lm=lm, monotone=monotone,
+                          llm=checker.name if llm else None).fit(features, labels, info={"datasets": list(dataset_names)})
+    if llm:
+        if progress:
+            progress(0.6, f"{checker.name} reads {len(llm_pairs)} validation pairs")
+        llm_features = pair_features(encoder_path=encoder_path, questions=[p.question for p in llm_pairs],
+                                     paraphrases=[p.paraphrase for p in llm_pairs], fluency_lm=lm, llm=llm)
+        judge.fit_llm(llm_features, [int(p.valid) for p in llm_pairs])
     root = Path(settings.MODEL_DIR) / KIND
     root.mkdir(parents=True, exist_ok=True)
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
@@ -216,12 +258,15 @@ def judge_train(
         judge.save(partial)
         training = {"seconds": round(time.monotonic() - started, 3), "pairs": len(pairs), "valid": sum(labels),
                     "weights": dict(zip(judge.feature_names, judge.weights))}
+        if judge.llm_stack is not None:
+            training["llm_stack"] = {"model": judge.llm, "pairs": judge.llm_stack["pairs"],
+                                     "weights": dict(zip(("classifier", "llm"), judge.llm_stack["weights"]))}
         with transaction.atomic():
             version = modelversion_create(
                 kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
                 training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
                 params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
-                        "fluency_lm": lm, "monotone": monotone},
+                        "fluency_lm": lm, "monotone": monotone, "llm": llm},
                 metrics={"training": training}, job=job, created_by=user,
                 name=f"judge on {', '.join(dataset_names)}"[:128],
             )

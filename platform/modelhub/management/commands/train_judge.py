@@ -26,24 +26,28 @@ class Command(BaseCommand):
         parser.add_argument("--fluency-lm", default=None, metavar="SPEC",
                             help="LM of the fluency feature: auto (SmolLM2 when installed), none, or a causal LM "
                                  "id/directory (default: PARALAB_JUDGE_FLUENCY_LM)")
+        parser.add_argument("--llm", default=None, metavar="SPEC",
+                            help="instruct LLM whose zero-shot 'same problem?' verdict the judge weighs, fitted on the "
+                                 "datasets' validation pairs: none, smollm2, or a .gguf file / model directory "
+                                 "(default: PARALAB_JUDGE_LLM)")
         parser.add_argument("--unconstrained", action="store_true",
                             help="plain logistic regression (default: each check's weight keeps its sign)")
         parser.add_argument("--activate", action="store_true", help="make it the judge that decides")
         parser.add_argument("--json", dest="as_json", action="store_true", help="print the result as one JSON object")
 
     def handle(self, *args, dataset: list[str], max_problems: int | None, activate: bool, as_json: bool,
-               fluency_lm: str | None, unconstrained: bool, **options):
+               fluency_lm: str | None, unconstrained: bool, llm: str | None, **options):
         names = [n for item in dataset for n in item.split(",") if n.strip()]
         if max_problems is not None and max_problems < 1:
             raise CommandError("--max-problems must be at least 1")
         try:
             version = judge_train(dataset_names=names, max_problems=max_problems, activate=activate,
-                                  fluency_lm=fluency_lm, monotone=not unconstrained)
+                                  fluency_lm=fluency_lm, monotone=not unconstrained, llm=llm)
         except (JudgeError, ParaQDError, CalibrationError) as exc:
             raise CommandError(str(exc)) from exc
         calibration = (version.metrics or {}).get("calibration") or {}
         payload = {"version": version.pk, "status": version.status, "path": version.artifact_path,
-                   "fluency_lm": (version.params or {}).get("fluency_lm"),
+                   "fluency_lm": (version.params or {}).get("fluency_lm"), "llm": (version.params or {}).get("llm"),
                    "pairs": version.training_data.get("pairs"), "threshold": calibration.get("threshold"),
                    "auc": calibration.get("auc"), "calibrated_on": calibration.get("n")}
         self.stdout.write(json.dumps(payload) if as_json else
