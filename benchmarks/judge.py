@@ -396,7 +396,7 @@ def main() -> None:
                         monotone=not args.judge_unconstrained, llm=args.judge_llm, llm_datasets=[names["fit"]])
     judge_s = time.perf_counter() - t0
     judge_cal = version_calibrate(version=judge, dataset_names=[names["cal"]], method=args.method)
-    results["numeracy-aware judge"] = evaluate(
+    results["numeracy-aware judge" + (" with the LLM check" if judge.params.get("llm") else "")] = evaluate(
         raw_scores(version=judge, questions=questions, paraphrases=paraphrases), labels,
         calibration=judge_cal, raw_is_cosine=False)
     weights = judge.metrics["training"]["weights"]
