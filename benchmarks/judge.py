@@ -202,7 +202,9 @@ def llm_rows(judge, cal_pairs, test_pairs, args, notes: list[str]) -> dict[str, 
         notes.append(f"{name}: validation ROC AUC {record['auc']:.3f}")
     stack = model.llm_stack
     notes.append(f"LLM check {model.llm} weighed on {stack['pairs']} fit-half pairs: standardised weights classifier "
-                 f"{stack['weights'][0]:+.2f}, LLM {stack['weights'][1]:+.2f}")
+                 f"{stack['weights'][0]:+.2f}, LLM {stack['weights'][1]:+.2f}"
+                 + (f"; out-of-fold AUC there {stack['cv_auc']:.3f} vs the classifier's {stack['classifier_auc']:.3f}"
+                    if "cv_auc" in stack else ""))
     return rows
 
 
@@ -408,6 +410,10 @@ def main() -> None:
 
     if judge.params.get("llm"):
         results.update(llm_rows(judge, cal_pairs, test_pairs, args, notes))
+    rejected = judge.metrics["training"].get("llm_rejected")
+    if rejected:
+        notes.append(f"LLM check {rejected['model']} left out by judge_train: out-of-fold AUC {rejected['cv_auc']:.3f} "
+                     f"on {rejected['pairs']} fit-half pairs is not above the classifier's {rejected['classifier_auc']:.3f}")
 
     judge_mixes = judge_variant_table(judge, names, cal_pairs, test_pairs, args) if args.judge_variants else []
     for mix in judge_mixes:

@@ -89,23 +89,42 @@ class NumeracyJudge:
         self.trained_on = {"pairs": int(len(y)), "valid": int(y.sum()), **(info or {})}
         return self
 
-    def fit_llm(self, features: Sequence[PairFeatures], labels: Sequence[int]) -> NumeracyJudge:
+    def fit_llm(self, features: Sequence[PairFeatures], labels: Sequence[int], *,
+                groups: Sequence[Any] | None = None, folds: int = 5) -> NumeracyJudge:
         """Weigh the LLM check beside the classifier: a monotone (both weights ≥ 0) L2 logistic
         regression over the classifier's margin and the LLM's log-odds, both standardised, fitted
-        on ``features`` (pairs the LLM read; validation pairs, never test). Resets the calibration."""
+        on ``features`` (pairs the LLM read; validation pairs, never test). Resets the calibration.
+
+        Also measures whether the LLM helps: ``llm_stack["cv_auc"]`` is the ROC AUC of the stack's
+        out-of-fold scores (``folds``-fold, grouped by ``groups``, e.g. the problem, so no problem is
+        in both parts), ``llm_stack["classifier_auc"]`` the classifier's own AUC on the same pairs,
+        and ``llm_stack["helps"]`` whether the first is higher (see :meth:`drop_llm`)."""
+        from ml.metrics.classification import roc_auc
+
         if not self.llm:
             raise ValueError("this judge has no LLM check (llm=None)")
         y = np.asarray([int(bool(v)) for v in labels])
         if len(set(y.tolist())) < 2:
             raise ValueError("weighing the LLM check needs valid and invalid pairs")
         x = self._stack_inputs(features)
-        mean, scale = x.mean(axis=0), x.std(axis=0)
-        scale[scale < 1e-9] = 1.0
-        coef, bias = _monotone_logistic((x - mean) / scale, y, [1, 1], c=self.regularisation, sample_weight=None)
-        self.llm_stack = {"weights": [float(w) for w in coef], "bias": bias, "mean": [float(v) for v in mean],
-                          "scale": [float(v) for v in scale], "pairs": int(len(y)), "valid": int(y.sum())}
+        mean, scale, coef, bias = _fit_stack(x, y, c=self.regularisation)
+        stack: dict[str, Any] = {"weights": [float(w) for w in coef], "bias": bias, "mean": [float(v) for v in mean],
+                                 "scale": [float(v) for v in scale], "pairs": int(len(y)), "valid": int(y.sum())}
+        held_out = _out_of_fold_stack(x, y, groups, folds=folds, c=self.regularisation)
+        if held_out is not None:
+            stack["cv_auc"] = float(roc_auc(held_out.tolist(), y.tolist()))
+            stack["classifier_auc"] = float(roc_auc(x[:, 0].tolist(), y.tolist()))
+            stack["helps"] = bool(stack["cv_auc"] > stack["classifier_auc"])
+        self.llm_stack = stack
         self.calibration = Calibration(method="identity", threshold=0.5)
         return self
+
+    def drop_llm(self) -> dict[str, Any] | None:
+        """Leave the LLM check out (the classifier alone decides again); returns what it measured."""
+        dropped = None if self.llm_stack is None else {"model": self.llm, **self.llm_stack}
+        self.llm, self.llm_stack = None, None
+        self.calibration = Calibration(method="identity", threshold=0.5)
+        return dropped
 
     def refit(self, features: Sequence[PairFeatures], labels: Sequence[int], *, weight: float = 1.0,
               base: tuple[Sequence[PairFeatures], Sequence[int]] | None = None) -> NumeracyJudge:
@@ -222,6 +241,38 @@ class NumeracyJudge:
     @classmethod
     def load(cls, directory: str | Path) -> NumeracyJudge:
         return cls.from_dict(json.loads((Path(directory) / FILE_NAME).read_text()))
+
+
+def _fit_stack(x: np.ndarray, y: np.ndarray, *, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    mean, scale = x.mean(axis=0), x.std(axis=0)
+    scale[scale < 1e-9] = 1.0
+    coef, bias = _monotone_logistic((x - mean) / scale, y, [1] * x.shape[1], c=c, sample_weight=None)
+    return mean, scale, coef, bias
+
+
+def _out_of_fold_stack(x: np.ndarray, y: np.ndarray, groups: Sequence[Any] | None, *, folds: int,
+                       c: float) -> np.ndarray | None:
+    """The stack's margin on each pair from a fit without that pair's fold (None when the pairs
+    are too few or a fold's training part holds one class)."""
+    from sklearn.model_selection import GroupKFold, StratifiedKFold
+
+    if groups is not None:
+        n_groups = len(set(groups))
+        if n_groups < 2:
+            return None
+        splits = GroupKFold(n_splits=min(folds, n_groups)).split(x, y, groups=list(groups))
+    else:
+        if min(int(y.sum()), int(len(y) - y.sum())) < 2:
+            return None
+        splits = StratifiedKFold(n_splits=min(folds, int(y.sum()), int(len(y) - y.sum())), shuffle=True,
+                                 random_state=3407).split(x, y)
+    out = np.zeros(len(y))
+    for train, test in splits:
+        if len(set(y[train].tolist())) < 2:
+            return None
+        mean, scale, coef, bias = _fit_stack(x[train], y[train], c=c)
+        out[test] = ((x[test] - mean) / scale) @ coef + bias
+    return out
 
 
 def _monotone_logistic(z: np.ndarray, y: np.ndarray, signs: Sequence[int], *, c: float,

@@ -332,3 +332,35 @@ def test_an_llm_that_is_not_there_says_why(tmp_path):
     assert llm_check_unavailable_reason(None) == "no LLM configured"
     with pytest.raises(FileNotFoundError, match="make llm-judge"):
         InstructLLMCheck(str(tmp_path / "qwen.gguf"))
+
+
+def test_the_llm_check_is_kept_only_where_it_raises_held_out_auc():
+    rows, labels = _synthetic(n=300, seed=1)
+    rng = np.random.RandomState(2)
+    # A third of the invalid pairs look valid to every check (a swapped question keeps numbers and words).
+    for i, (r, y) in enumerate(zip(rows, labels)):
+        if not y and i % 3 == 1:
+            r.values.update(cosine=rng.normal(0.95, 0.03), numeracy=1.0, numbers_missing=0.0, foreign=0.2)
+    groups = [i // 3 for i in range(len(rows))]  # three candidates per problem
+
+    def judged(verdicts):
+        from dataclasses import replace
+
+        return [replace(r, llm=float(v), llm_model="llm:t:p1") for r, v in zip(rows, verdicts)]
+
+    base = NumeracyJudge().fit(rows, labels)
+    reads = [2.0 if y else (-2.0 if i % 3 == 1 else rng.normal()) for i, y in enumerate(labels)]
+    useful = NumeracyJudge(llm="llm:t:p1", weights=base.weights, bias=base.bias, mean=base.mean, scale=base.scale)
+    useful.fit_llm(judged(reads), labels, groups=groups)
+    stack = useful.llm_stack
+    assert stack["helps"] and stack["cv_auc"] > stack["classifier_auc"] + 0.05, stack
+    noise = NumeracyJudge(llm="llm:t:p1", weights=base.weights, bias=base.bias, mean=base.mean, scale=base.scale)
+    noise.fit_llm(judged(rng.normal(size=len(rows))), labels, groups=groups)
+    assert noise.llm_stack["helps"] is False, noise.llm_stack
+    dropped = noise.drop_llm()
+    assert dropped["model"] == "llm:t:p1" and noise.llm is None and noise.llm_stack is None
+    assert noise.raw(rows) == pytest.approx(base.raw(rows))  # the classifier alone decides again
+    # Too few pairs to hold any out: weighed, not measured.
+    tiny = NumeracyJudge(llm="llm:t:p1", weights=base.weights, bias=base.bias, mean=base.mean, scale=base.scale)
+    tiny.fit_llm(judged(reads)[:3], [1, 0, 0])
+    assert "helps" not in tiny.llm_stack

@@ -202,7 +202,9 @@ def judge_train(
     (``ml.judge.NumeracyJudge``); False fits a plain logistic regression. ``llm`` (default
     ``PARALAB_JUDGE_LLM``, see :func:`judge_llm`): an instruct LLM whose zero-shot verdict the judge
     weighs beside its classifier, fitted on the validation pairs of ``llm_datasets`` (default: the
-    training datasets; ``modelhub.calibration.validation_pairs``, never test), which the LLM reads."""
+    training datasets; ``modelhub.calibration.validation_pairs``, never test), which the LLM reads;
+    when its out-of-fold AUC there (5 folds by problem) is not above the classifier's own, the
+    LLM is left out and ``metrics["training"]["llm_rejected"]`` says why."""
     from jobs.progress import scaled_progress
     from ml.judge import NumeracyJudge
 
@@ -219,6 +221,7 @@ def judge_train(
         _fluency_scorer(lm, settings.PARALAB_DEVICE)  # a fluency LM that does not load fails now, not after the pairs
     llm = judge_llm(llm)
     llm_pairs: list = []
+    llm_rejected: dict[str, Any] | None = None
     if llm:
         from modelhub.calibration import validation_pairs
         from modelhub.kinds.paraqd import datasets_by_name
@@ -248,7 +251,13 @@ def judge_train(
             progress(0.6, f"{checker.name} reads {len(llm_pairs)} validation pairs")
         llm_features = pair_features(encoder_path=encoder_path, questions=[p.question for p in llm_pairs],
                                      paraphrases=[p.paraphrase for p in llm_pairs], fluency_lm=lm, llm=llm)
-        judge.fit_llm(llm_features, [int(p.valid) for p in llm_pairs])
+        judge.fit_llm(llm_features, [int(p.valid) for p in llm_pairs], groups=[p.question for p in llm_pairs])
+        if judge.llm_stack.get("helps") is False:
+            # Like a ParaQD version that ranks worse than its base: an LLM that does not raise the
+            # judge's held-out AUC on these pairs is left out, and the version says so.
+            llm_rejected = judge.drop_llm()
+            logger.info("judge: the LLM check %s left out (out-of-fold AUC %.3f, classifier alone %.3f)",
+                        llm_rejected["model"], llm_rejected["cv_auc"], llm_rejected["classifier_auc"])
     root = Path(settings.MODEL_DIR) / KIND
     root.mkdir(parents=True, exist_ok=True)
     stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
@@ -258,15 +267,18 @@ def judge_train(
         judge.save(partial)
         training = {"seconds": round(time.monotonic() - started, 3), "pairs": len(pairs), "valid": sum(labels),
                     "weights": dict(zip(judge.feature_names, judge.weights))}
-        if judge.llm_stack is not None:
-            training["llm_stack"] = {"model": judge.llm, "pairs": judge.llm_stack["pairs"],
-                                     "weights": dict(zip(("classifier", "llm"), judge.llm_stack["weights"]))}
+        for key, stack in (("llm_stack", judge.llm_stack and {"model": judge.llm, **judge.llm_stack}),
+                           ("llm_rejected", llm_rejected)):
+            if stack:
+                training[key] = {"model": stack["model"], "pairs": stack["pairs"],
+                                 "weights": dict(zip(("classifier", "llm"), stack["weights"])),
+                                 **{k: stack[k] for k in ("cv_auc", "classifier_auc", "helps") if k in stack}}
         with transaction.atomic():
             version = modelversion_create(
                 kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
                 training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
                 params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
-                        "fluency_lm": lm, "monotone": monotone, "llm": llm},
+                        "fluency_lm": lm, "monotone": monotone, "llm": llm if judge.llm else None},
                 metrics={"training": training}, job=job, created_by=user,
                 name=f"judge on {', '.join(dataset_names)}"[:128],
             )

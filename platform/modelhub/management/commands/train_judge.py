@@ -50,6 +50,12 @@ class Command(BaseCommand):
                    "fluency_lm": (version.params or {}).get("fluency_lm"), "llm": (version.params or {}).get("llm"),
                    "pairs": version.training_data.get("pairs"), "threshold": calibration.get("threshold"),
                    "auc": calibration.get("auc"), "calibrated_on": calibration.get("n")}
+        rejected = (version.metrics or {}).get("training", {}).get("llm_rejected")
+        if rejected:
+            payload["llm_rejected"] = rejected
+            if not as_json:
+                self.stdout.write(f"LLM check {rejected['model']} left out: out-of-fold AUC {rejected['cv_auc']:.3f} is not "
+                                  f"above the classifier's {rejected['classifier_auc']:.3f} on {rejected['pairs']} pairs")
         self.stdout.write(json.dumps(payload) if as_json else
                           f"judge v{version.pk} ({version.status}) from {payload['pairs']} pairs at {version.artifact_path}; "
                           f"threshold {payload['threshold']}, validation AUC {payload['auc']}")
