@@ -69,9 +69,7 @@ class NumeracyJudge:
         x, y = self._matrix(features), np.asarray([int(bool(v)) for v in labels])
         if len(set(y.tolist())) < 2:
             raise ValueError("the judge needs valid and invalid pairs to learn from")
-        mean = x.mean(axis=0)
-        scale = x.std(axis=0)
-        scale[scale < 1e-9] = 1.0
+        mean, scale = _standardisation(x)
         z = (x - mean) / scale
         weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if self.monotone:
@@ -243,9 +241,15 @@ class NumeracyJudge:
         return cls.from_dict(json.loads((Path(directory) / FILE_NAME).read_text()))
 
 
-def _fit_stack(x: np.ndarray, y: np.ndarray, *, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column means and standard deviations (1 where a column is constant)."""
     mean, scale = x.mean(axis=0), x.std(axis=0)
     scale[scale < 1e-9] = 1.0
+    return mean, scale
+
+
+def _fit_stack(x: np.ndarray, y: np.ndarray, *, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    mean, scale = _standardisation(x)
     coef, bias = _monotone_logistic((x - mean) / scale, y, [1] * x.shape[1], c=c, sample_weight=None)
     return mean, scale, coef, bias
 
