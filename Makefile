@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paralab
 
-.PHONY: install demo test test-fast services browser wordnet llm-judge check clean
+.PHONY: install demo test test-fast services browser wordnet llm-judge mpnet check clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ wordnet:
 # Optional: Qwen2.5-1.5B-Instruct for the judge's LLM check (1.1 GB; scripts/llm_judge.sh checks its SHA-256).
 llm-judge: install
 	bash scripts/llm_judge.sh
+
+mpnet: install
+	bash scripts/mpnet.sh
 
 test: install services browser wordnet
 	$(MAKE) --no-print-directory check

@@ -347,7 +347,10 @@ def main() -> None:
     notes: list[str] = []
     base = pretrained_judge(activate=False)
     base_cal = version_calibrate(version=base, dataset_names=[names["cal"]], method=args.method)
-    results["untrained encoder (all-MiniLM-L6-v2)"] = evaluate(
+    from django.conf import settings
+
+    encoder_name = Path(settings.PARALAB_SENTENCE_ENCODER.removeprefix("packaged:").rstrip("/")).name
+    results[f"untrained encoder ({encoder_name})"] = evaluate(
         raw_scores(version=base, questions=questions, paraphrases=paraphrases), labels,
         calibration=base_cal, raw_is_cosine=True)
     notes.append(f"untrained encoder: validation ROC AUC {base_cal['auc']:.3f} on {base_cal['n']} cal pairs")
@@ -428,7 +431,10 @@ def main() -> None:
     lines = [
         f"## Run {datetime.now(timezone.utc).isoformat(timespec='seconds')}",
         "",
-        f"Command: `DATABASE_URL=… PARALAB_TORCH_THREADS={os.environ.get('PARALAB_TORCH_THREADS', '')} python "
+        f"Command: `DATABASE_URL=… PARALAB_TORCH_THREADS={os.environ.get('PARALAB_TORCH_THREADS', '')} "
+        + (f"PARALAB_SENTENCE_ENCODER={os.environ['PARALAB_SENTENCE_ENCODER']} "
+           if os.environ.get("PARALAB_SENTENCE_ENCODER") else "")
+        + "python "
         f"benchmarks/judge.py --judge-problems {args.judge_problems} --epochs {args.epochs} --method {args.method}"
         + (" --skip-paraqd" if args.skip_paraqd else "")
         + (f" --paraqd-variants '{args.paraqd_variants}'" if args.paraqd_variants else "")
@@ -437,7 +443,7 @@ def main() -> None:
         + (" --judge-unconstrained" if args.judge_unconstrained else "")
         + (f" --judge-llm {args.judge_llm}" if args.judge_llm != "none" else "") + "`",
         "",
-        f"Hardware: {hardware()}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
+        f"Hardware: {hardware()}. Sentence encoder (PARALAB_SENTENCE_ENCODER): {encoder_name}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
         f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid; "
         "copies of the problem, the f2 column, left out); "
         "ParaQD and the judge learn from the `fit` half (and the judge from GSM8K train operator pairs).",
