@@ -122,9 +122,9 @@ def judge_variant_table(judge, names, cal_pairs, test_pairs, args) -> list[dict]
     from ml.judge import NumeracyJudge
     from ml.metrics.classification import roc_auc
     from modelhub.calibration import fit_version_calibration, validation_pairs
-    from modelhub.kinds.judge.service import _encoder_of, judge_training_pairs, pair_features
+    from modelhub.kinds.judge.service import encoder_of, judge_training_pairs, pair_features
 
-    encoder = _encoder_of(judge)
+    encoder = encoder_of(judge)
     lm = (judge.params or {}).get("fluency_lm")
     operator_pairs, _ = judge_training_pairs(dataset_names=[names["gsm8k"]], max_problems=args.judge_problems)
     fit_pairs = [(p.question, p.paraphrase, int(p.valid))
@@ -180,13 +180,13 @@ def llm_rows(judge, cal_pairs, test_pairs, args, notes: list[str]) -> dict[str, 
     from dataclasses import replace
 
     from modelhub.calibration import fit_version_calibration
-    from modelhub.kinds.judge.service import _encoder_of, load_judge, pair_features
+    from modelhub.kinds.judge.service import encoder_of, load_judge, pair_features
 
     spec, lm = judge.params["llm"], judge.params.get("fluency_lm")
     model = load_judge(judge)
 
     def feats(questions, paraphrases):
-        return pair_features(encoder_path=_encoder_of(judge), questions=questions, paraphrases=paraphrases,
+        return pair_features(encoder_path=encoder_of(judge), questions=questions, paraphrases=paraphrases,
                              fluency_lm=lm, llm=spec)
 
     f_cal = feats([p.question for p in cal_pairs], [p.paraphrase for p in cal_pairs])

@@ -3,6 +3,12 @@
 Django TestCase suites run with eager Celery (the default when CELERY_BROKER_URL is unset);
 tests marked ``integration`` reconfigure the Celery app to the machine's Redis and start a real
 worker (see tests/integration/conftest.py).
+
+The judge that ships with the code (``modelhub.kinds.judge.shipped``) is registered by every
+``migrate`` on an installation; here it is switched off while the test databases are made, so that
+each test says which judge decides (most set up their own ParaQD or judge versions). The shipped
+judge, and what changes when it decides (selection, the variants export, refits), have their own
+tests, which switch it on (``tests/platform/modelhub/test_shipped_judge.py``).
 """
 from __future__ import annotations
 
@@ -12,6 +18,15 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shipped_judge_off_by_default():
+    """PARALAB_SHIPPED_JUDGE off for the session (tests switch it on with override_settings)."""
+    from django.test import override_settings
+
+    with override_settings(PARALAB_SHIPPED_JUDGE=False):
+        yield
 
 
 @pytest.fixture(scope="session")

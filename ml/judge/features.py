@@ -21,6 +21,11 @@ here is a number in a fixed order (:data:`FEATURE_NAMES`), so a small classifier
   token half as probable". Words replaced at random and clumsy deletions read badly; a rewording
   does not. Only with a fluency scorer (0 without one; a judge then leaves it out).
 
+With a fluency LM that gives per-token log-probabilities and a word embedder, the English checks
+of :mod:`ml.judge.english` join the vector (:data:`ALL_FEATURE_NAMES`): where a rewrite's changed
+words read badly, whether a swapped word fits the problem, quantity words lost, broken joins,
+run-on sentences, stacked passives, new names, the question's words.
+
 Beside the vector, ``PairFeatures.llm`` holds an instruct LLM's zero-shot verdict on the pair
 (``ml.judge.llm_check``: log P(Yes) − log P(No)) when an LLM check read it; a judge weighs it
 beside its own output (``NumeracyJudge.fit_llm``), not as one more feature of the vector.
@@ -39,6 +44,10 @@ FEATURE_NAMES = (
     "cosine", "numeracy", "numbers_missing", "numbers_added", "units_kept", "entities_kept",
     "align_p", "align_r", "align_f", "length_ratio", "foreign", "fluency",
 )
+from .english import ENGLISH_FEATURE_NAMES, ENGLISH_FEATURE_SIGNS, english_features
+
+# Every feature: the numeracy checks, fluency, and the English checks.
+ALL_FEATURE_NAMES = FEATURE_NAMES + ENGLISH_FEATURE_NAMES
 # The features a judge uses when no fluency LM scored the pairs.
 BASE_FEATURE_NAMES = tuple(name for name in FEATURE_NAMES if name != "fluency")
 # The direction each check may push a decision: +1 the higher the value, the more valid the pair
@@ -46,6 +55,7 @@ BASE_FEATURE_NAMES = tuple(name for name in FEATURE_NAMES if name != "fluency")
 FEATURE_SIGNS = {
     "cosine": 1, "numeracy": 1, "numbers_missing": -1, "numbers_added": -1, "units_kept": 1, "entities_kept": 1,
     "align_p": 1, "align_r": 1, "align_f": 1, "length_ratio": -1, "foreign": -1, "fluency": 1,
+    **ENGLISH_FEATURE_SIGNS,
 }
 CONTENT_POS = {"NOUN", "PROPN", "VERB", "ADJ", "ADV"}
 
@@ -207,11 +217,13 @@ def pair_features(
     fluency_lm: str | None = None,
     llm: float | None = None,
     llm_model: str | None = None,
+    english: dict[str, float] | None = None,
 ) -> PairFeatures:
     """The features of one pair. ``cosine`` is the encoder's; the token embeddings (normalised
     rows, e.g. from :func:`sentence_transformer_tokens`) give the alignment features (0 without);
     ``fluency`` is (the problem's, the candidate's) fluency under the LM named ``fluency_lm``;
-    ``llm`` the LLM check's log-odds under ``llm_model``."""
+    ``llm`` the LLM check's log-odds under ``llm_model``; ``english`` the English checks
+    (:func:`ml.judge.english.english_features`), when computed."""
     from ml.metrics.pqi import numeracy
 
     missing, added = number_difference(original, candidate)
@@ -235,6 +247,7 @@ def pair_features(
         "length_ratio": abs(math.log(word_count(candidate) / word_count(original))),
         "foreign": float(foreign_share),
         "fluency": fluency_drop(*fluency) if fluency is not None else 0.0,
+        **(english or {}),
     }
     return PairFeatures(values, missing, added, missing_units, missing_entities, foreign, wordnet,
                         fluency_lm=fluency_lm if fluency is not None else None,
@@ -262,6 +275,24 @@ def sentence_transformer_tokens(model: Any, *, batch_size: int = 64) -> TokenEmb
     return embed
 
 
+def sentence_transformer_words(model: Any, *, batch_size: int = 64, cache_size: int = 20_000):
+    """A word embedder (``ml.judge.english.WordEmbedder``) over a loaded sentence-transformers
+    model: normalised sentence embeddings of each word or text, cached per string."""
+    cache: dict[str, np.ndarray] = {}
+
+    def embed(words: list[str]) -> np.ndarray:
+        todo = [w for w in dict.fromkeys(words) if w not in cache]
+        if todo:
+            if len(cache) + len(todo) > cache_size:
+                cache.clear()
+            vectors = model.encode(todo, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                   show_progress_bar=False)
+            cache.update(zip(todo, vectors))
+        return np.asarray([cache[w] for w in words])
+
+    return embed
+
+
 def batch_features(
     originals: Sequence[str],
     candidates: Sequence[str],
@@ -271,11 +302,15 @@ def batch_features(
     spacy_model: str | None = None,
     fluency_scorer: Any = None,
     llm_check: Any = None,
+    word_embedder: Any = None,
+    english: bool = False,
 ) -> list[PairFeatures]:
     """:func:`pair_features` for many pairs; each distinct text is embedded once and, with a
     ``fluency_scorer`` (``ml.noise.fluency``: ``.name`` and ``.score(texts)``), scored once; with
     an ``llm_check`` (``ml.judge.llm_check``: ``.name`` and ``.score_pairs(problems, candidates)``)
-    each pair is read by the LLM."""
+    each pair is read by the LLM. ``english``: the English checks too (:mod:`ml.judge.english`),
+    reading the fluency scorer's per-token log-probabilities (``.token_logprobs``) and
+    ``word_embedder`` (words -> normalised rows) when given."""
     if not (len(originals) == len(candidates) == len(cosines)):
         raise ValueError("originals, candidates and cosines differ in length")
     distinct = list(dict.fromkeys([*originals, *candidates]))
@@ -283,8 +318,19 @@ def batch_features(
     if token_embedder is not None:
         tokens = dict(zip(distinct, token_embedder(distinct)))
     fluent: dict[str, float] = {}
+    token_lp: dict[str, Any] = {}
+    if fluency_scorer is not None and english and hasattr(fluency_scorer, "token_logprobs"):
+        token_lp = dict(zip(distinct, fluency_scorer.token_logprobs(distinct)))
     if fluency_scorer is not None:
         fluent = dict(zip(distinct, fluency_scorer.score(distinct)))
+    checks: list[dict[str, float] | None] = [None] * len(originals)
+    if english:
+        from ml.nlp import DEFAULT_SPACY_MODEL, parse
+
+        model = spacy_model or DEFAULT_SPACY_MODEL
+        checks = [english_features(o, c, original_doc=parse(o, model), candidate_doc=parse(c, model),
+                                   candidate_lm=token_lp.get(c), embed=word_embedder)
+                  for o, c in zip(originals, candidates)]
     lm = getattr(fluency_scorer, "name", None)
     verdicts: list[float | None] = [None] * len(originals)
     if llm_check is not None:
@@ -293,6 +339,6 @@ def batch_features(
     return [
         pair_features(o, c, cosine=cos, original_tokens=tokens.get(o), candidate_tokens=tokens.get(c),
                       spacy_model=spacy_model, fluency=(fluent[o], fluent[c]) if fluent else None, fluency_lm=lm,
-                      llm=verdict, llm_model=llm_model)
-        for o, c, cos, verdict in zip(originals, candidates, cosines, verdicts)
+                      llm=verdict, llm_model=llm_model, english=extra)
+        for o, c, cos, verdict, extra in zip(originals, candidates, cosines, verdicts, checks)
     ]

@@ -16,10 +16,11 @@ from typing import Any
 import numpy as np
 
 from .calibration import Calibration, fit_calibration
-from .features import BASE_FEATURE_NAMES, FEATURE_NAMES, FEATURE_SIGNS, PairFeatures
+from .english import ENGLISH_FEATURE_NAMES, english_reasons
+from .features import ALL_FEATURE_NAMES, BASE_FEATURE_NAMES, FEATURE_NAMES, FEATURE_SIGNS, PairFeatures
 
 FILE_NAME = "judge.json"
-FORMAT = 3  # 3: the LLM check's stack; 2: the fluency feature and its LM; files of formats 1 and 2 still load
+FORMAT = 4  # 4: the English checks; 3: the LLM check's stack; 2: the fluency feature and its LM; older files still load
 
 
 @dataclass
@@ -38,7 +39,11 @@ class NumeracyJudge:
     zero-shot verdict the judge weighs beside its own classifier: :meth:`fit_llm` fits a second,
     monotone logistic regression over (the classifier's margin, the LLM's log-odds) on pairs the
     LLM read, typically the validation pairs (the LLM is too slow to read every operator pair on a
-    CPU). Pairs must be featurised with that LLM check."""
+    CPU). Pairs must be featurised with that LLM check.
+
+    ``english``: the English checks of :mod:`ml.judge.english` join the features (needs
+    ``fluency_lm``, whose per-token log-probabilities they read); pairs must be featurised with
+    ``english=True``."""
 
     weights: list[float] = field(default_factory=list)
     bias: float = 0.0
@@ -52,9 +57,16 @@ class NumeracyJudge:
     monotone: bool = True
     llm: str | None = None
     llm_stack: dict[str, Any] | None = None
+    english: bool = False
+
+    def __post_init__(self) -> None:
+        if self.english and not self.fluency_lm:
+            raise ValueError("the English checks read the fluency LM: give fluency_lm with english=True")
 
     @property
     def feature_names(self) -> tuple[str, ...]:
+        if self.english:
+            return ALL_FEATURE_NAMES
         return FEATURE_NAMES if self.fluency_lm else BASE_FEATURE_NAMES
 
     # --- fitting ------------------------------------------------------------------------------
@@ -139,6 +151,29 @@ class NumeracyJudge:
             self.fit_llm(features, labels)
         return self
 
+    def update(self, features: Sequence[PairFeatures], labels: Sequence[int], *, strength: float = 1.0) -> NumeracyJudge:
+        """A copy refitted on human gold labels in seconds, starting from this judge: the same
+        standardisation, weights pulled towards the current ones (an L2 penalty ‖β − β_now‖² / 2C,
+        C = ``strength``: larger lets the gold move them further), signs kept when ``monotone``.
+        The copy keeps this judge's calibration until it is recalibrated; the LLM stack is not refitted.
+
+        >>> # judge.update(gold_features, gold_labels).calibrate(heldout_features, heldout_labels)
+        """
+        from dataclasses import replace
+
+        if not self.weights:
+            raise ValueError("the judge is not trained")
+        y = np.asarray([int(bool(v)) for v in labels])
+        if len(set(y.tolist())) < 2:
+            raise ValueError("refitting needs valid and invalid gold pairs")
+        z = (self._matrix(features) - np.asarray(self.mean)) / np.asarray(self.scale)
+        signs = [FEATURE_SIGNS[name] if self.monotone else 0 for name in self.feature_names]
+        coef, bias = _monotone_logistic(z, y, signs, c=strength, sample_weight=None, prior=np.asarray(self.weights),
+                                        start=np.asarray([*self.weights, self.bias]))
+        trained = {**self.trained_on, "gold_updates": int(self.trained_on.get("gold_updates", 0)) + 1,
+                   "gold_pairs": int(len(y))}
+        return replace(self, weights=[float(w) for w in coef], bias=float(bias), trained_on=trained)
+
     def calibrate(self, features: Sequence[PairFeatures], labels: Sequence[int], *, method: str = "platt") -> Calibration:
         """Fit the calibration (and threshold) of the raw output on validation pairs."""
         self.calibration = fit_calibration(self.raw(features), labels, method=method)
@@ -149,6 +184,8 @@ class NumeracyJudge:
     def _matrix(self, features: Sequence[PairFeatures]) -> np.ndarray:
         if self.fluency_lm and any(f.fluency_lm is None for f in features):
             raise ValueError(f"this judge weighs fluency under {self.fluency_lm}: featurise the pairs with that LM")
+        if self.english and any(ENGLISH_FEATURE_NAMES[0] not in f.values for f in features):
+            raise ValueError("this judge weighs the English checks: featurise the pairs with english=True")
         names = self.feature_names
         return np.asarray([f.vector(names) for f in features], dtype=np.float64).reshape(-1, len(names))
 
@@ -211,13 +248,14 @@ class NumeracyJudge:
                 "mean": self.mean, "scale": self.scale, "regularisation": self.regularisation, "seed": self.seed,
                 "calibration": self.calibration.to_dict() if self.calibration else None,
                 "trained_on": self.trained_on, "fluency_lm": self.fluency_lm, "monotone": self.monotone,
-                "llm": self.llm, "llm_stack": self.llm_stack}
+                "llm": self.llm, "llm_stack": self.llm_stack, "english": self.english}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> NumeracyJudge:
         fluency_lm = data.get("fluency_lm") or None
-        names = list(FEATURE_NAMES if fluency_lm else BASE_FEATURE_NAMES)
-        if data.get("format") not in (1, 2, FORMAT) or list(data.get("features") or []) != names:
+        english = bool(data.get("english", False))
+        names = list(ALL_FEATURE_NAMES if english else FEATURE_NAMES if fluency_lm else BASE_FEATURE_NAMES)
+        if data.get("format") not in (1, 2, 3, FORMAT) or list(data.get("features") or []) != names:
             raise ValueError("judge file of another format or feature set; train the judge again")
         calibration = Calibration.from_dict(data["calibration"]) if data.get("calibration") else None
         return cls(weights=list(data["weights"]), bias=float(data["bias"]), mean=list(data["mean"]),
@@ -225,7 +263,7 @@ class NumeracyJudge:
                    regularisation=float(data.get("regularisation", 1.0)), seed=int(data.get("seed", 3407)),
                    trained_on=dict(data.get("trained_on") or {}), fluency_lm=fluency_lm,
                    monotone=bool(data.get("monotone", False)), llm=data.get("llm") or None,
-                   llm_stack=dict(data["llm_stack"]) if data.get("llm_stack") else None)
+                   llm_stack=dict(data["llm_stack"]) if data.get("llm_stack") else None, english=english)
 
     def save(self, directory: str | Path) -> Path:
         path = Path(directory)
@@ -280,24 +318,30 @@ def _out_of_fold_stack(x: np.ndarray, y: np.ndarray, groups: Sequence[Any] | Non
 
 
 def _monotone_logistic(z: np.ndarray, y: np.ndarray, signs: Sequence[int], *, c: float,
-                       sample_weight: np.ndarray | None) -> tuple[np.ndarray, float]:
-    """L2 logistic regression (scikit-learn's objective: Σ wᵢ·loss + ‖β‖² / 2C, intercept free)
-    with each coefficient bounded to its sign, by L-BFGS-B (scikit-learn has no bounds)."""
+                       sample_weight: np.ndarray | None, prior: np.ndarray | None = None,
+                       start: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+    """L2 logistic regression (scikit-learn's objective: Σ wᵢ·loss + ‖β − β₀‖² / 2C, intercept
+    free; β₀ = ``prior``, zero by default) with each coefficient bounded to its sign (0: unbounded),
+    by L-BFGS-B (scikit-learn has no bounds)."""
     from scipy.optimize import minimize
 
     w = np.ones(len(y)) if sample_weight is None else sample_weight
     n_features = z.shape[1]
+    centre = np.zeros(n_features) if prior is None else np.asarray(prior, dtype=np.float64)
 
     def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
         beta, b = theta[:-1], theta[-1]
         margin = z @ beta + b
         loss = np.logaddexp(0.0, margin) - y * margin
         residual = w * (1.0 / (1.0 + np.exp(-np.clip(margin, -500, 500))) - y)
-        value = float(w @ loss + beta @ beta / (2 * c))
-        return value, np.concatenate([z.T @ residual + beta / c, [residual.sum()]])
+        shift = beta - centre
+        value = float(w @ loss + shift @ shift / (2 * c))
+        return value, np.concatenate([z.T @ residual + shift / c, [residual.sum()]])
 
-    bounds = [(0.0, None) if sign > 0 else (None, 0.0) for sign in signs] + [(None, None)]
-    result = minimize(objective, np.zeros(n_features + 1), jac=True, method="L-BFGS-B", bounds=bounds,
+    bounds = [(0.0, None) if sign > 0 else (None, 0.0) if sign < 0 else (None, None) for sign in signs]
+    bounds.append((None, None))
+    x0 = np.zeros(n_features + 1) if start is None else np.asarray(start, dtype=np.float64)
+    result = minimize(objective, x0, jac=True, method="L-BFGS-B", bounds=bounds,
                       options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-8})
     return result.x[:-1], float(result.x[-1])
 
@@ -345,6 +389,8 @@ def explain(features: PairFeatures, *, probability: float | None = None, thresho
         checks.append({"check": "fluency", "passed": v["fluency"] > FLUENCY_DROP_FLAG,
                        "detail": "reads as fluently as the problem" if v["fluency"] == 0.0 else
                        f"each token {per_token:.2f}× as probable as in the problem ({features.fluency_lm})"})
+    if ENGLISH_FEATURE_NAMES[0] in v:
+        checks += english_reasons(v)
     ratio = math.exp(v["length_ratio"])
     checks.append({"check": "length", "passed": ratio <= 1.6,
                    "detail": f"length differs by a factor {ratio:.2f}"})

@@ -84,6 +84,7 @@ class CausalLMFluency:
         self.batch_size = batch_size
         self.cache_size = cache_size
         self._cache: dict[str, float] = {}
+        self._tokens_cache: dict[str, tuple[list[tuple[int, int]], list[float]]] = {}
         self.name = f"causal-lm:{model or 'smollm2-135m'}"
         _causal_lm(model, device)  # load now: a missing model fails here, not mid-job
 
@@ -100,26 +101,45 @@ class CausalLMFluency:
         return [self._cache[t] for t in texts]
 
     def _score(self, texts: Sequence[str]) -> list[float]:
+        return [float(math.exp(sum(lp) / len(lp))) if lp else 0.0 for _, lp in self._token_logprobs(texts)]
+
+    def token_logprobs(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], list[float]]]:
+        """Per text: (each scored token's character offsets in the text, its log p(x_j | x_<j)).
+        The judge reads where a rewrite's improbable tokens are; cached like :meth:`score`, and
+        :meth:`score` of a text read here is read from the same pass."""
+        todo = [t for t in dict.fromkeys(texts) if t not in self._tokens_cache]
+        if todo:
+            if len(self._tokens_cache) + len(todo) > self.cache_size:
+                self._tokens_cache.clear()
+            found = self._token_logprobs(todo)
+            self._tokens_cache.update(zip(todo, found))
+            self._cache.update((t, float(math.exp(sum(lp) / len(lp))) if lp else 0.0) for t, (_, lp) in zip(todo, found))
+        return [self._tokens_cache[t] for t in texts]
+
+    def _token_logprobs(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], list[float]]]:
         import torch
 
         tokenizer, network = _causal_lm(self.model, self.device)
         prefix = _prefix_id(tokenizer)
-        scores: list[float] = []
+        results: list[tuple[list[tuple[int, int]], list[float]]] = []
         for start in range(0, len(texts), self.batch_size):
             chunk = list(texts[start:start + self.batch_size])
-            ids = [([prefix] if prefix is not None else []) + tokenizer(t)["input_ids"][:self.max_tokens] for t in chunk]
+            encoded = [tokenizer(t, return_offsets_mapping=True) for t in chunk]
+            ids = [([prefix] if prefix is not None else []) + e["input_ids"][:self.max_tokens] for e in encoded]
             width = max(len(i) for i in ids)
             pad = tokenizer.pad_token_id
             input_ids = torch.tensor([i + [pad] * (width - len(i)) for i in ids], device=self.device)
             attention = torch.tensor([[1] * len(i) + [0] * (width - len(i)) for i in ids], device=self.device)
             with torch.no_grad():
-                logits = network(input_ids=input_ids, attention_mask=attention).logits[:, :-1]
+                logits = network(input_ids=input_ids, attention_mask=attention).logits[:, :-1]  # (B, T-1, V)
             targets = input_ids[:, 1:]
-            mask = attention[:, 1:].float()
             logprobs = torch.log_softmax(logits.float(), dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-            totals, counts = (logprobs * mask).sum(1), mask.sum(1)
-            scores += [float(math.exp(t / c)) if c > 0 else 0.0 for t, c in zip(totals.tolist(), counts.tolist())]
-        return scores
+            for row, enc in enumerate(encoded):
+                n = len(ids[row]) - 1  # scored tokens: all but the first (prefix or the tokenizer's BOS)
+                offsets = [(int(s), int(e)) for s, e in enc["offset_mapping"][:self.max_tokens]]
+                offsets = offsets[len(offsets) - n:] if n else []
+                results.append((offsets, logprobs[row, :n].tolist()))
+        return results
 
 
 _WORD = re.compile(r"\w+|[^\w\s]")

@@ -36,7 +36,8 @@ What each ``what`` writes (one row per object; JSONL keeps JSON types, CSV flatt
     Per problem (in id order), its accepted variants, best PQI first: ``problem_id, problem_text,
     rank, variant_text, status, candidate_id, generator, prompt, S, D, N, PQI, bleu_div, wpd,
     paraqd, scorer, gold_source``. Accepted = gold valid (``status`` ``gold``), or no gold yet with
-    every number kept (N = 1), a ParaQD cosine above the decision threshold (S above
+    every number kept (N = 1), above the deciding judge's line (a numeracy-aware judge's
+    calibrated probability above its handout floor; a ParaQD cosine above its threshold, S above
     (threshold + 1) / 2) and not a copy of the problem (``status`` ``unreviewed``). Scores are each
     candidate's newest complete score row (``paraphrases.selectors.variant_queryset``).
 
@@ -251,14 +252,15 @@ def _label_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
 
 
 def _variant_judge() -> dict[str, Any]:
-    """The deciding judge's threshold (``modelhub.judging``): a ParaQD version's calibrated cosine
-    threshold, or a numeracy-aware judge's probability threshold with its version id."""
-    from modelhub.judging import decision
+    """The deciding judge's line (``modelhub.judging``): a ParaQD version's calibrated cosine
+    threshold, or a numeracy-aware judge's handout floor (the probability a variant must exceed to
+    be handed out, chosen on validation labels for a target valid share) with its version id."""
+    from modelhub.judging import decision, decision_version, handout_floor
 
     judge = decision()
     if judge.column == "paraqd":
         return {"threshold": judge.threshold}
-    return {"threshold": judge.threshold, "judge_version_id": judge.version_id}
+    return {"threshold": handout_floor(decision_version()), "judge_version_id": judge.version_id}
 
 
 def _variant_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:

@@ -135,3 +135,26 @@ class ModelCalibrateApi(APIView):
         except CalibrationError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)
+
+
+class JudgeRefitApi(APIView):
+    """``POST models/judge/refit/`` (staff): refit the deciding judge on the annotators' gold labels
+    (``modelhub.kinds.judge.refit``; seconds of work) → 200 ``{"version", "promoted", "reason", …}``;
+    409 ``{"detail"}`` when there is no judge or not enough gold to learn from."""
+
+    permission_classes = [IsStaff]
+
+    @extend_schema(request=None, responses={
+        200: inline_serializer("JudgeRefit", {"version": serializers.IntegerField(), "base": serializers.IntegerField(),
+                                              "promoted": serializers.BooleanField(), "reason": serializers.CharField(),
+                                              "train": serializers.IntegerField(), "heldout": serializers.IntegerField()}),
+        409: inline_serializer("JudgeRefitRefused", {"detail": serializers.CharField()})})
+    def post(self, request):
+        from .kinds.judge.refit import RefitError, judge_refit
+        from .kinds.judge.service import JudgeError
+
+        try:
+            result = judge_refit(user=request.user)
+        except (RefitError, JudgeError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(result)

@@ -167,9 +167,11 @@ def version_calibrate(
     record = fit_version_calibration(scores, [p.valid for p in pairs], kind=version.kind, method=method)
     record["datasets"] = sorted({*(dataset_names or [])}) or None
     record["sources"] = {"import": sum(p.source == "import" for p in pairs), "human": sum(p.source == "human" for p in pairs)}
-    # Replace (not merge) the calibration: a stale key of an older fit must not survive.
+    # Replace (not merge) the calibration: a stale key of an older fit must not survive. The handout
+    # floor is a probability chosen for a target valid share; a recalibrated probability keeps its meaning.
     metrics = dict(version.metrics or {})
-    metrics["calibration"] = record
+    floor = (metrics.get("calibration") or {}).get("handout_floor")
+    metrics["calibration"] = record if floor is None else {**record, "handout_floor": floor}
     ModelVersion.objects.filter(pk=version.pk).update(metrics=metrics)
     version.refresh_from_db()
     refreshed = refresh_probabilities(version=version)

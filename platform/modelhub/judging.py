@@ -80,3 +80,12 @@ def decision() -> Decision:
 
 def _finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def handout_floor(version: ModelVersion | None) -> float:
+    """The probability a variant must exceed to be handed out: the version's handout floor (chosen on
+    validation labels for a target valid share, ``scripts/build_judge.py``), else its threshold."""
+    calibration = calibration_of(version)
+    if calibration and _finite(calibration.get("handout_floor")):
+        return float(calibration["handout_floor"])
+    return version_threshold(version)

@@ -47,6 +47,7 @@ def model_list_page(request):
             "retrainable": retrainable,
             "trigger": retrain_trigger(kind=kind) if retrainable else None,
             "running": retrain_job_in_progress(kind=kind) if retrainable else None,
+            "refits": _refit_history(versions) if kind == "judge" else [],
         })
     return render(request, "models/model_list.html", {"kinds": kinds})
 
@@ -66,6 +67,39 @@ def model_retrain_page(request, kind: str):
         return redirect("model-list")
     messages.success(request, f"Retrain of {kind} started as job {job.pk}.")
     return redirect("job-list")
+
+
+def _refit_history(versions) -> list[dict]:
+    """Each refit of a judge from gold labels, oldest first: what each batch of labels bought
+    (gold labels learnt from, held-out gold, the refit's and its base's held-out AUC, promoted)."""
+    rows = []
+    for version in sorted(versions, key=lambda v: v.pk):
+        gate = (version.metrics or {}).get("gate")
+        if gate:
+            rows.append({"version": version.pk, "base": gate.get("base"), "train": gate.get("train"),
+                         "heldout": gate.get("heldout"), "auc_refit": gate.get("auc_refit"),
+                         "auc_base": gate.get("auc_base"), "promoted": gate.get("promoted"),
+                         "reason": gate.get("reason", "")})
+    return rows
+
+
+@require_POST
+@login_required
+def judge_refit_page(request):
+    """Refit the deciding judge on the annotators' gold labels now (seconds; ``judge_refit``)."""
+    from .kinds.judge.refit import RefitError, judge_refit
+    from .kinds.judge.service import JudgeError
+
+    _staff_only(request)
+    try:
+        result = judge_refit(user=request.user)
+    except (RefitError, JudgeError) as exc:
+        messages.error(request, f"Judge not refitted: {exc}")
+        return redirect("model-list")
+    verdict = "promoted" if result["promoted"] else "not promoted"
+    messages.success(request, f"Judge v{result['version']} refitted on {result['train']} gold labels, {verdict}: "
+                              f"{result['reason']}.")
+    return redirect("model-list")
 
 
 @require_POST

@@ -40,6 +40,7 @@ urlpatterns = [
     path("jobs/<int:job_id>/", jobs_apis.JobDetailApi.as_view(), name="api-job-detail"),
     path("jobs/<int:job_id>/download/", corpus_apis.ExportJobDownloadApi.as_view(), name="api-job-download"),
     path("models/", modelhub_apis.ModelVersionListApi.as_view(), name="api-model-list"),
+    path("models/judge/refit/", modelhub_apis.JudgeRefitApi.as_view(), name="api-judge-refit"),
     path("models/<str:kind>/retrain/", modelhub_apis.ModelRetrainApi.as_view(), name="api-model-retrain"),
     path("models/<str:kind>/calibrate/", modelhub_apis.ModelCalibrateApi.as_view(), name="api-model-calibrate"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -335,6 +335,10 @@ PARALAB_JUDGE_FLUENCY_LM = env_str("PARALAB_JUDGE_FLUENCY_LM", "none")
 # directory (e.g. var/models/qwen2.5-1.5b-instruct.gguf from `make llm-judge`). One LLM pass per pair:
 # meant for GPU workers; about 1.3 pairs/s on a 2-core CPU with bfloat16. A trained judge keeps its LLM.
 PARALAB_JUDGE_LLM = env_str("PARALAB_JUDGE_LLM", "none")
+# The judge that ships with the code (platform/modelhub/kinds/judge/shipped/, built by
+# scripts/build_judge.py) is registered at migrate and decides until a retrained version is promoted
+# (0: not registered; the platform then decides with ParaQD's uncalibrated cosine until a judge is trained).
+PARALAB_SHIPPED_JUDGE = env_bool("PARALAB_SHIPPED_JUDGE", True)
 # manage.py demo trains tiny STEAD and PAP versions on the demo problems (0: skip), this many seconds each.
 PARALAB_DEMO_NEURAL = env_int("PARALAB_DEMO_NEURAL", 1) != 0
 PARALAB_DEMO_NEURAL_SECONDS = env_int("PARALAB_DEMO_NEURAL_SECONDS", 90)

@@ -30,6 +30,7 @@ urlpatterns = [
     path("dashboard/", dashboard_views.dashboard_page, name="dashboard"),
     path("models/", modelhub_views.model_list_page, name="model-list"),
     path("models/<str:kind>/retrain/", modelhub_views.model_retrain_page, name="model-retrain"),
+    path("models/judge/refit/", modelhub_views.judge_refit_page, name="judge-refit"),
     path("models/<str:kind>/calibrate/", modelhub_views.model_calibrate_page, name="model-calibrate"),
     path("healthz/", site_views.healthz, name="healthz"),
     path("admin/", admin.site.urls),

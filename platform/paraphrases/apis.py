@@ -24,6 +24,7 @@ from .generation import (
     generator_catalog,
     paraphrase_variants,
 )
+from modelhub.kinds.judge.service import JudgeError
 from modelhub.kinds.paraqd import ParaQDError
 from .selectors import LABEL_FILTERS, candidate_pages, candidate_row, scores_by_id
 
@@ -67,7 +68,7 @@ class DatasetGenerateApi(APIView):
         try:
             job = generation_start(dataset=dataset, generators=_names(v.get("generators")), select=v["select"],
                                    per_problem=v["per_problem"], queue=v["queue"], user=request.user)
-        except (GenerationError, ParaQDError) as exc:
+        except (GenerationError, ParaQDError, JudgeError) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)
 
@@ -132,7 +133,7 @@ class ParaphraseApi(APIView):
         try:
             result = paraphrase_variants(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
                                          select=v["select"])
-        except (GenerationError, ParaQDError) as exc:
+        except (GenerationError, ParaQDError, JudgeError) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(result)
 

@@ -220,6 +220,49 @@ def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, 
     return list(select(selector, original, pool, k=k, **options))
 
 
+@dataclass
+class _Judged:
+    """What the deciding judge made of a problem's candidates: the picks (indices into the scored
+    list, selection order), the judge's per-candidate results (None when ParaQD decides), which
+    passed the handout floor, and why the others were rejected (first failed check, counted)."""
+
+    picks: list[int]
+    results: list[dict[str, Any]] | None
+    passed: list[int]
+    rejected_reasons: dict[str, int]
+    version: Any = None
+    floor: float | None = None
+
+
+def _judged_select(selector: str, original: str, scored: list[_Scored], k: int, *, equation: str = "",
+                   model: ScoringModel | None = None) -> _Judged:
+    """Generate → judge → keep what passes the floor → diversify among the survivors.
+
+    With a numeracy-aware judge deciding, each candidate's ``scores["valid_probability"]`` is set,
+    only candidates above the version's handout floor stay in the pool, and the selector sees σ
+    replaced by that probability (PQI recomputed with it). With ParaQD deciding, every candidate
+    is in the pool and the selector sees the paper's scores."""
+    verdicts = _judge_verdicts(original, scored)
+    if verdicts is None:
+        picks = _select(selector, original, scored, k, equation=equation, model=model)
+        return _Judged(picks=picks, results=None, passed=list(range(len(scored))), rejected_reasons={})
+    version, floor, results = verdicts
+    passed, reasons = [], {}
+    for i, result in enumerate(results):
+        scored[i].scores["valid_probability"] = result["probability"]
+        if result["probability"] > floor:
+            passed.append(i)
+            continue
+        failed = [c["check"] for c in result["checks"]
+                  if not c["passed"] and c["check"] not in ("decision", "strongest evidence against")]
+        reason = failed[0] if failed else "low probability"
+        reasons[reason] = reasons.get(reason, 0) + 1
+    survivors = [_with_probability_as_sigma(scored[i]) for i in passed]
+    picks = [passed[j] for j in _select(selector, original, survivors, k, equation=equation, model=model)]
+    return _Judged(picks=picks, results=results, passed=passed, rejected_reasons=reasons, version=version,
+                   floor=floor)
+
+
 def _score_row(candidate_id: int, model: ScoringModel, scores: dict[str, float]) -> Score:
     return Score(
         candidate_id=candidate_id, scorer_version=model.scorer_version, model_version=model.version,
@@ -286,7 +329,8 @@ def generation_run(
 ) -> dict[str, Any]:
     """Generate, score, select and (with ``queue``) queue for annotation, for every problem of
     ``dataset``. Returns the ``generate`` command's JSON (less ``job``):
-    ``{"problems", "candidates", "selected", "queued", "by_generator": {name: {"n", "S", "D", "N",
+    ``{"problems", "candidates", "selected", "queued", "passed" (candidates above the deciding judge's
+    handout floor; all of them when ParaQD decides), "rejected_reasons", "by_generator": {name: {"n", "S", "D", "N",
     "PQI", "bleu_div", "wpd"}}, "refused": {name: count}, "failed": [...], "scorer", "select",
     "generators"}``.
     """
@@ -307,7 +351,8 @@ def generation_run(
     by_generator: dict[str, list[dict[str, float]]] = defaultdict(list)
     refused: dict[str, int] = defaultdict(int)
     failed: list[dict[str, Any]] = []
-    n_candidates = n_selected = n_queued = 0
+    n_candidates = n_selected = n_queued = n_passed = 0
+    rejected: dict[str, int] = defaultdict(int)
     last_note = 0.0
     for done, (problem_id, text, equation) in enumerate(problems, start=1):
         try:
@@ -315,7 +360,8 @@ def generation_run(
             for name in refusals:
                 refused[name] += 1
             scored = _score(text, generated, model) if generated else []
-            picks = _select(selector, text, scored, per_problem, equation=equation or "", model=model)
+            judged = _judged_select(selector, text, scored, per_problem, equation=equation or "", model=model)
+            picks = judged.picks
         except Exception as exc:  # one problem's failure must not stop the dataset
             logger.exception("generation failed on problem %s", problem_id)
             failed.append({"problem": problem_id, "error": f"{type(exc).__name__}: {exc}"})
@@ -323,7 +369,7 @@ def generation_run(
                 log(f"problem {problem_id}: {type(exc).__name__}: {exc}")
             continue
         with transaction.atomic():
-            ids = _store(problem_id, scored, model)
+            ids = _store(problem_id, scored, model, judged=judged)
             picked_ids = [ids[i] for i in picks]
             if picked_ids:
                 Candidate.objects.filter(pk__in=picked_ids).exclude(selected_by=selector).update(selected_by=selector)
@@ -331,6 +377,9 @@ def generation_run(
                     n_queued += _queue(dataset, picked_ids)
         n_candidates += len(scored)
         n_selected += len(picks)
+        n_passed += len(judged.passed)
+        for reason, count in judged.rejected_reasons.items():
+            rejected[reason] += count
         for item in scored:
             by_generator[item.generator].append(item.scores)
         now = time.monotonic()
@@ -342,6 +391,8 @@ def generation_run(
         "candidates": n_candidates,
         "selected": n_selected,
         "queued": n_queued,
+        "passed": n_passed,
+        "rejected_reasons": dict(sorted(rejected.items(), key=lambda t: -t[1])),
         "by_generator": {name: _summary(rows) for name, rows in sorted(by_generator.items())},
         "refused": dict(sorted(refused.items())),
         "failed": failed,
@@ -351,8 +402,9 @@ def generation_run(
     }
 
 
-def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel) -> list[int]:
-    """Candidate ids of ``scored`` (created when new), with their Score rows upserted."""
+def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel, judged: _Judged | None = None) -> list[int]:
+    """Candidate ids of ``scored`` (created when new), with their Score rows upserted (the deciding
+    judge's too: from ``judged`` when it already read them, else computed now)."""
     ids = []
     for item in scored:
         candidate, _ = Candidate.objects.get_or_create(
@@ -382,7 +434,12 @@ def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel) -> l
             rows, update_conflicts=True, unique_fields=["candidate", "scorer_version"],
             update_fields=["model_version", "probability", *SCORE_COLUMNS.values()],
         )
-        _judge_if_deciding(ids)
+        if judged is not None and judged.results is not None:
+            from modelhub.kinds.judge.service import judge_store_scores
+
+            judge_store_scores(candidate_ids=ids, version=judged.version, results=judged.results)
+        else:
+            _judge_if_deciding(ids)
     return ids
 
 
@@ -441,10 +498,17 @@ def paraphrase_variants(
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
     """Variants of one problem, best first (nothing is stored):
-    ``{"variants": [{"text", "generator", "prompt", "S", "D", "N", "PQI", "bleu_div", "wpd",
-    "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"}, "candidates", "refused",
-    "scorer", "select", "seconds"}``. The selector (PAMMR by default) picks ``k``; they are listed
-    by PQI. ``numbers_kept`` is ν = 1: every number of the problem, by value, and no other.
+    ``{"variants": [{"text", "generator", "prompt", "valid_probability", "reasons", "S", "D", "N",
+    "PQI", "bleu_div", "wpd", "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"},
+    "candidates", "passed", "rejected", "rejected_reasons", "message", "judge", "floor", "refused",
+    "scorer", "select", "seconds"}``.
+
+    With a judge deciding (``modelhub.judging``; the shipped judge on a fresh installation), every
+    candidate gets the judge's calibrated probability of being a valid variant; only those above the
+    version's handout floor are handed out, and the selector (PAMMR by default) picks ``k`` of them
+    with σ replaced by that probability (``S`` stays the paper's σ). When fewer than ``k`` pass, the
+    answer says so (``message``, ``rejected_reasons``) instead of filling up with doubtful ones.
+    With ParaQD deciding, the selector picks among every candidate as the paper does.
     """
     from ml.generation import generate
     from ml.highlight import highlight_spans
@@ -462,27 +526,77 @@ def paraphrase_variants(
     model = paraqd_default_model()
     generated, refusals = generate(names, text, _problem_seed(seed, text), resources)
     scored = _score(text, generated, model) if generated else []
-    picks = _select(selector, text, scored, k, model=model) if selector != "none" else []
-    if not picks:  # "none", or nothing passed: the best by PQI
-        picks = sorted(range(len(scored)), key=lambda i: -scored[i].scores["PQI"])[:k]
-    chosen = sorted((scored[i] for i in picks), key=lambda s: -s.scores["PQI"])
+    judged = _judged_select(selector, text, scored, k, model=model) if selector != "none" else None
+    if judged is None:  # "none": the best by (judged) PQI among what passes
+        judged = _judged_select("none", text, scored, k, model=model)
+    pool = judged.passed
+    picks = judged.picks
+    if not picks:
+        ranked = {i: (_with_probability_as_sigma(scored[i]) if judged.results is not None else scored[i]) for i in pool}
+        picks = sorted(pool, key=lambda i: -ranked[i].scores["PQI"])[:k]
+    judged_pqi = {i: (_with_probability_as_sigma(scored[i]).scores["PQI"] if judged.results is not None
+                      else scored[i].scores["PQI"]) for i in picks}
+    chosen = sorted(picks, key=lambda i: -judged_pqi[i])
     spacy_model = settings.PARALAB_SPACY_MODEL
-    variants = [
-        {"text": s.text, "generator": s.generator, "prompt": s.prompt,
-         **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
-         "numbers_kept": s.scores["N"] >= 1.0,
-         "spans": highlight_spans(s.text, spacy_model=spacy_model)}
-        for s in chosen
-    ]
+    variants = []
+    for i in chosen:
+        s = scored[i]
+        variants.append({
+            "text": s.text, "generator": s.generator, "prompt": s.prompt,
+            "valid_probability": round(float(s.scores["valid_probability"]), 4) if judged.results is not None else None,
+            "reasons": judged.results[i]["checks"] if judged.results is not None else [],
+            # The paper's metrics as reported (σ = encoder cosine), not the judged ones used to select.
+            **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
+            "numbers_kept": s.scores["N"] >= 1.0,
+            "spans": highlight_spans(s.text, spacy_model=spacy_model)})
+    rejected_reasons = judged.rejected_reasons
+    judge_info = None if judged.version is None else {"version": judged.version.pk, "name": judged.version.name,
+                                                      "floor": round(judged.floor, 4)}
+    rejected = len(scored) - len(pool)
+    message = ""
+    if judged.results is not None and len(variants) < k:
+        why = ", ".join(f"{name} {count}" for name, count in sorted(rejected_reasons.items(), key=lambda t: -t[1]))
+        message = (f"{len(variants)} variant{'s' if len(variants) != 1 else ''} passed the check; "
+                   f"{rejected} candidate{'s were' if rejected != 1 else ' was'} rejected" + (f": {why}" if why else ""))
     return {
         "variants": variants,
         "problem": {"text": text, "spans": highlight_spans(text, spacy_model=spacy_model)},
         "candidates": len(scored),
+        "passed": len(pool),
+        "rejected": rejected,
+        "rejected_reasons": rejected_reasons,
+        "message": message,
+        "judge": judge_info,
         "refused": refusals,
         "scorer": model.scorer_version,
         "select": selector,
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def _judge_verdicts(text: str, scored: Sequence[_Scored]):
+    """(deciding judge version, its handout floor, its per-candidate results) when a numeracy-aware
+    judge decides (``modelhub.judging``), else None (ParaQD decides: no probability to gate on)."""
+    from modelhub.judging import decision_version, handout_floor
+
+    version = decision_version()
+    if version is None or version.kind != "judge" or not scored:
+        return None
+    from modelhub.kinds.judge.service import judge_evaluate_pairs
+
+    results = judge_evaluate_pairs(version=version, questions=[text] * len(scored), paraphrases=[s.text for s in scored])
+    return version, handout_floor(version), results
+
+
+def _with_probability_as_sigma(item: _Scored) -> _Scored:
+    """A copy whose σ (``S``) is the judge's probability, with PQI recomputed (paper weights:
+    σ^0.5 · δ^0.25 · ν^0.25), so that selection prefers what the judge believes valid."""
+    from ml.metrics.pqi import pqi
+
+    scores = dict(item.scores)
+    scores["S"] = min(1.0, max(0.0, float(scores["valid_probability"])))
+    scores["PQI"] = pqi(scores["S"], min(1.0, max(0.0, scores["D"])), min(1.0, max(0.0, scores["N"])))
+    return _Scored(item.text, item.generator, item.prompt, item.meta, scores)
 
 
 # --- reading scores back ------------------------------------------------------------------------

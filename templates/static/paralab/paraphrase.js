@@ -19,16 +19,30 @@
   function show(result) {
     while (list.firstChild) list.removeChild(list.firstChild);
     var variants = result.variants || [];
+    var judged = result.judge ? " The judge (" + result.judge.name + ") passed " + result.passed + " of " +
+      result.candidates + " candidates (probability of a valid variant above " + fmt(result.judge.floor, 2) + ")." : "";
     status.textContent = variants.length
       ? variants.length + " variant" + (variants.length === 1 ? "" : "s") + " from " + result.candidates +
-        " candidates in " + fmt(result.seconds, 2) + " s (σ from " + result.scorer + ", selector " + result.select + ")."
-      : "No generator could rewrite this problem (" + Object.keys(result.refused || {}).length + " refused).";
+        " candidates in " + fmt(result.seconds, 2) + " s." + judged + (result.message ? " " + result.message + "." : "")
+      : (result.message ? result.message + "." :
+         "No generator could rewrite this problem (" + Object.keys(result.refused || {}).length + " refused).");
     variants.forEach(function (variant, index) {
       var node = template.content.firstElementChild.cloneNode(true);
       node.querySelector(".variant-rank").textContent = "#" + (index + 1);
       node.querySelector(".variant-generator").textContent = variant.generator + (variant.prompt ? " · " + variant.prompt : "");
       node.querySelector(".variant-scores").textContent =
+        (typeof variant.valid_probability === "number" ? "valid " + Math.round(variant.valid_probability * 100) + "% · " : "") +
         "PQI " + fmt(variant.PQI, 3) + " · S " + fmt(variant.S, 3) + " · D " + fmt(variant.D, 3) + " · N " + fmt(variant.N, 2);
+      var reasons = node.querySelector(".variant-reasons");
+      if (reasons) {
+        (variant.reasons || []).forEach(function (check) {
+          if (check.check === "decision" || check.check === "strongest evidence against") return;
+          var item = document.createElement("li");
+          item.className = check.passed ? "check-pass" : "check-fail";
+          item.textContent = (check.passed ? "✓ " : "✗ ") + check.check + ": " + check.detail;
+          reasons.appendChild(item);
+        });
+      }
       node.dataset.numbersKept = variant.numbers_kept ? "1" : "0";
       var original = { text: result.problem.text, spans: result.problem.spans };
       var rewritten = { text: variant.text, spans: variant.spans };

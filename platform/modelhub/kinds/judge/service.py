@@ -86,10 +86,18 @@ def _llm_check(spec: str, device: str):
         raise JudgeError(f"the judge's LLM {spec!r} cannot be loaded: {exc}") from exc
 
 
+@lru_cache(maxsize=2)
+def _word_embedder(encoder_path: str):
+    from ml.judge import sentence_transformer_words
+
+    return sentence_transformer_words(_encoder_scorer(encoder_path).model)
+
+
 def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str],
-                  fluency_lm: str | None = None, llm: str | None = None) -> list:
+                  fluency_lm: str | None = None, llm: str | None = None, english: bool = False) -> list:
     """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)
-    and, with ``fluency_lm``, the fluency feature under that LM; with ``llm``, the LLM check's verdict."""
+    and, with ``fluency_lm``, the fluency feature under that LM; with ``llm``, the LLM check's verdict;
+    with ``english``, the English checks (``ml.judge.english``; they read ``fluency_lm``)."""
     from ml.judge import batch_features, sentence_transformer_tokens
 
     if not questions:
@@ -100,7 +108,8 @@ def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: S
                           token_embedder=sentence_transformer_tokens(scorer.model),
                           spacy_model=settings.PARALAB_SPACY_MODEL,
                           fluency_scorer=_fluency_scorer(fluency_lm, settings.PARALAB_DEVICE) if fluency_lm else None,
-                          llm_check=_llm_check(llm, settings.PARALAB_DEVICE) if llm else None)
+                          llm_check=_llm_check(llm, settings.PARALAB_DEVICE) if llm else None,
+                          word_embedder=_word_embedder(encoder_path) if english else None, english=english)
 
 
 @lru_cache(maxsize=4)
@@ -132,7 +141,8 @@ def load_judge(version: ModelVersion) -> NumeracyJudge:
     return judge
 
 
-def _encoder_of(version: ModelVersion) -> str:
+def encoder_of(version: ModelVersion) -> str:
+    """The encoder a judge version was trained with (its ``params``), else the configured base."""
     from modelhub.kinds.paraqd import base_encoder_path
 
     return (version.params or {}).get("encoder_path") or base_encoder_path()
@@ -142,15 +152,16 @@ def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], par
     """Per pair: ``raw`` (classifier output), ``probability`` (calibrated), ``valid`` (at the
     version's threshold), ``cosine`` and ``checks`` (the explanation)."""
     judge = load_judge(version)
-    features = pair_features(encoder_path=_encoder_of(version), questions=questions, paraphrases=paraphrases,
-                             fluency_lm=judge.fluency_lm, llm=(version.params or {}).get("llm") if judge.llm else None)
+    features = pair_features(encoder_path=encoder_of(version), questions=questions, paraphrases=paraphrases,
+                             fluency_lm=judge.fluency_lm, llm=(version.params or {}).get("llm") if judge.llm else None,
+                             english=judge.english)
     if not features:
         return []
     raw = judge.raw(features)
     probabilities = judge.probability(features)
     return [
         {"raw": r, "probability": p, "valid": p > judge.threshold, "cosine": f.values["cosine"],
-         "checks": judge.explain(f, probability=p)}
+         "checks": judge.explain(f, probability=p), "features": f.values}
         for r, p, f in zip(raw, probabilities, features)
     ]
 
@@ -194,6 +205,7 @@ def judge_train(
     monotone: bool = True,
     llm: str | None = None,
     llm_datasets: Sequence[str] | None = None,
+    english: bool = False,
 ) -> ModelVersion:
     """Train and register a judge version (``MODEL_DIR/judge/v<id>-<stamp>/judge.json``), calibrate
     it on the validation pairs when there are any, and activate it with ``activate``. ``fluency_lm``
@@ -204,7 +216,8 @@ def judge_train(
     weighs beside its classifier, fitted on the validation pairs of ``llm_datasets`` (default: the
     training datasets; ``modelhub.calibration.validation_pairs``, never test), which the LLM reads;
     when its out-of-fold AUC there (5 folds by problem) is not above the classifier's own, the
-    LLM is left out and ``metrics["training"]["llm_rejected"]`` says why."""
+    LLM is left out and ``metrics["training"]["llm_rejected"]`` says why. ``english``: the English
+    checks join the features (``ml.judge.english``; they need the fluency LM)."""
     from jobs.progress import scaled_progress
     from ml.judge import NumeracyJudge
 
@@ -217,6 +230,8 @@ def judge_train(
         if done is not None:
             return modelversion_activate(version=done) if activate else done
     lm = judge_fluency_lm(fluency_lm)
+    if english and not lm:
+        raise JudgeError("the English checks read a fluency LM: give fluency_lm (auto: SmolLM2 when installed)")
     if lm:
         _fluency_scorer(lm, settings.PARALAB_DEVICE)  # a fluency LM that does not load fails now, not after the pairs
     llm = judge_llm(llm)
@@ -243,14 +258,15 @@ def judge_train(
     if progress:
         progress(0.4, f"features of {len(pairs)} pairs" + (f", fluency under {lm}" if lm else ", no fluency LM"))
     features = pair_features(encoder_path=encoder_path, questions=[p[0] for p in pairs],
-                             paraphrases=[p[1] for p in pairs], fluency_lm=lm)
-    judge = NumeracyJudge(regularisation=regularisation, fluency_lm=lm, monotone=monotone,
+                             paraphrases=[p[1] for p in pairs], fluency_lm=lm, english=english)
+    judge = NumeracyJudge(regularisation=regularisation, fluency_lm=lm, monotone=monotone, english=english,
                           llm=checker.name if llm else None).fit(features, labels, info={"datasets": list(dataset_names)})
     if llm:
         if progress:
             progress(0.6, f"{checker.name} reads {len(llm_pairs)} validation pairs")
         llm_features = pair_features(encoder_path=encoder_path, questions=[p.question for p in llm_pairs],
-                                     paraphrases=[p.paraphrase for p in llm_pairs], fluency_lm=lm, llm=llm)
+                                     paraphrases=[p.paraphrase for p in llm_pairs], fluency_lm=lm, llm=llm,
+                                     english=english)
         judge.fit_llm(llm_features, [int(p.valid) for p in llm_pairs], groups=[p.question for p in llm_pairs])
         if judge.llm_stack.get("helps") is False:
             # Like a ParaQD version that ranks worse than its base: an LLM that does not raise the
@@ -278,7 +294,8 @@ def judge_train(
                 kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
                 training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
                 params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
-                        "fluency_lm": lm, "monotone": monotone, "llm": llm if judge.llm else None},
+                        "fluency_lm": lm, "monotone": monotone, "llm": llm if judge.llm else None,
+                        "english": english},
                 metrics={"training": training}, job=job, created_by=user,
                 name=f"judge on {', '.join(dataset_names)}"[:128],
             )
@@ -307,7 +324,7 @@ def judge_train(
 def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersion) -> int:
     """``Score`` rows of ``version`` (scorer ``judge:v<id>``): the probability, the encoder's
     cosine and σ, and the explanation in ``extra["checks"]``; upserted."""
-    from paraphrases.models import Candidate, Score
+    from paraphrases.models import Candidate
 
     ids = sorted({int(pk) for pk in candidate_ids})
     scored = 0
@@ -317,16 +334,24 @@ def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersio
         if not rows:
             continue
         results = judge_evaluate_pairs(version=version, questions=[r[1] for r in rows], paraphrases=[r[2] for r in rows])
-        Score.objects.bulk_create(
-            [Score(candidate_id=pk, scorer_version=f"judge:v{version.pk}", model_version=version,
-                   paraqd=res["cosine"], similarity=(res["cosine"] + 1.0) / 2.0, probability=res["probability"],
-                   extra={"checks": res["checks"]})
-             for (pk, _, _), res in zip(rows, results)],
-            update_conflicts=True, unique_fields=["candidate", "scorer_version"],
-            update_fields=["paraqd", "similarity", "probability", "model_version", "extra"],
-        )
+        judge_store_scores(candidate_ids=[r[0] for r in rows], version=version, results=results)
         scored += len(rows)
     return scored
+
+
+def judge_store_scores(*, candidate_ids: Sequence[int], version: ModelVersion, results: Sequence[dict]) -> None:
+    """Upsert the ``Score`` rows (scorer ``judge:v<id>``) of results :func:`judge_evaluate_pairs`
+    computed for ``candidate_ids`` (same order)."""
+    from paraphrases.models import Score
+
+    Score.objects.bulk_create(
+        [Score(candidate_id=pk, scorer_version=f"judge:v{version.pk}", model_version=version,
+               paraqd=res["cosine"], similarity=(res["cosine"] + 1.0) / 2.0, probability=res["probability"],
+               extra={"checks": res["checks"]})
+         for pk, res in zip(candidate_ids, results)],
+        update_conflicts=True, unique_fields=["candidate", "scorer_version"],
+        update_fields=["paraqd", "similarity", "probability", "model_version", "extra"],
+    )
 
 
 def judge_explanation(*, candidate) -> dict[str, Any] | None:

@@ -30,19 +30,24 @@ class Command(BaseCommand):
                             help="instruct LLM whose zero-shot 'same problem?' verdict the judge weighs, fitted on the "
                                  "datasets' validation pairs: none, smollm2, or a .gguf file / model directory "
                                  "(default: PARALAB_JUDGE_LLM)")
+        parser.add_argument("--english", action="store_true",
+                            help="also weigh the English checks (wrong-sense words, quantity words lost, broken joins, "
+                                 "run-on sentences, stacked passives, new names, the question's words; needs a fluency "
+                                 "LM: auto when --fluency-lm is not given), as the shipped judge does")
         parser.add_argument("--unconstrained", action="store_true",
                             help="plain logistic regression (default: each check's weight keeps its sign)")
         parser.add_argument("--activate", action="store_true", help="make it the judge that decides")
         parser.add_argument("--json", dest="as_json", action="store_true", help="print the result as one JSON object")
 
     def handle(self, *args, dataset: list[str], max_problems: int | None, activate: bool, as_json: bool,
-               fluency_lm: str | None, unconstrained: bool, llm: str | None, **options):
+               fluency_lm: str | None, unconstrained: bool, llm: str | None, english: bool, **options):
         names = [n for item in dataset for n in item.split(",") if n.strip()]
         if max_problems is not None and max_problems < 1:
             raise CommandError("--max-problems must be at least 1")
         try:
             version = judge_train(dataset_names=names, max_problems=max_problems, activate=activate,
-                                  fluency_lm=fluency_lm, monotone=not unconstrained, llm=llm)
+                                  fluency_lm=fluency_lm or ("auto" if english else None), monotone=not unconstrained,
+                                  llm=llm, english=english)
         except (JudgeError, ParaQDError, CalibrationError) as exc:
             raise CommandError(str(exc)) from exc
         calibration = (version.metrics or {}).get("calibration") or {}

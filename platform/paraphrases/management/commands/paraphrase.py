@@ -6,6 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from paraphrases.generation import DEFAULT_SELECTOR, GenerationError, paraphrase_variants
+from modelhub.kinds.judge.service import JudgeError
 from modelhub.kinds.paraqd import ParaQDError
 
 from .train_paraqd import _positive_int
@@ -29,7 +30,7 @@ class Command(BaseCommand):
     def handle(self, *args, text: str, k: int, generators: str, select: str, **options) -> None:
         try:
             result = paraphrase_variants(text=text, k=k, generators=generators or None, select=select)
-        except (GenerationError, ParaQDError) as exc:
+        except (GenerationError, ParaQDError, JudgeError) as exc:
             raise CommandError(str(exc)) from exc
         for variant in result["variants"]:
             variant.pop("spans", None)

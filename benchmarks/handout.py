@@ -1,0 +1,292 @@
+"""Benchmark: what ``paraphrase`` hands out, judged by what a teacher would accept.
+
+    PARALAB_TORCH_THREADS=2 python benchmarks/handout.py [--problems 130] [--k 3]
+
+For every AQuA dev problem of the shared labelled set (``labels/aqua_dev_candidates_val.csv``,
+validation data), it runs the platform's own ``paraphrase_variants`` with its defaults (the same
+code as ``manage.py paraphrase`` and ``POST paraphrase/``) on a fresh SQLite database, where the
+shipped judge decides, and looks each handed-out variant up in the labels:
+
+- the valid share among the handed-out variants that are labelled, and how many are not labelled
+  (those are written to ``--unlabelled`` for blind labelling; their labels, once made, are read back
+  from ``--blind`` and counted as a separate row);
+- coverage: the share of problems with at least 1 (and at least 3) handed-out variants labelled valid;
+- the same for the paper's selection (PAMMR over every candidate, σ = the encoder's cosine): the
+  judge switched off (``PARALAB_SHIPPED_JUDGE=0``, ParaQD's cosine deciding) on the same problems;
+- the shipped judge's grouped cross-validated ROC AUC on the labelled candidates (its model card).
+
+Numbers come from validation problems (the labelled set): the judge's floor was chosen on them by
+out-of-fold scores, so read the handed-out share as a validation figure, not a test result.
+Results go to ``docs/results/handout.md`` (``--out``).
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DATA = REPO.parent / "shared" / "data"
+OUT = REPO / "docs" / "results" / "handout.md"
+
+
+def labels() -> dict[tuple[str, str], dict]:
+    rows = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
+    return {(r["question"].strip(), r["augmented"].strip()): r for r in rows}
+
+
+def run_arm(problems: list[str], *, k: int, judge: bool, out: Path) -> None:
+    """One arm in a child process (own SQLite database, settings read at start)."""
+    env = dict(os.environ, PARALAB_SHIPPED_JUDGE="1" if judge else "0", DJANGO_SETTINGS_MODULE="paralab.settings")
+    with tempfile.TemporaryDirectory() as tmp:
+        env["PARALAB_DATA_DIR"] = tmp
+        env.pop("DATABASE_URL", None)
+        (Path(tmp) / "problems.json").write_text(json.dumps(problems))
+        subprocess.run([sys.executable, __file__, "--child", str(Path(tmp) / "problems.json"), "--k", str(k),
+                        "--child-out", str(out)], env=env, check=True, cwd=REPO)
+
+
+def child(problems_file: Path, k: int, out: Path) -> None:
+    sys.path[:0] = [str(REPO / "platform"), str(REPO)]
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from paraphrases.generation import paraphrase_variants
+
+    problems = json.loads(problems_file.read_text())
+    with out.open("w", encoding="utf-8") as handle:
+        for n, text in enumerate(problems, start=1):
+            started = time.perf_counter()
+            result = paraphrase_variants(text=text, k=k)
+            handle.write(json.dumps({
+                "problem": text, "seconds": time.perf_counter() - started, "candidates": result["candidates"],
+                "passed": result["passed"], "message": result["message"], "judge": result["judge"],
+                "variants": [{"text": v["text"], "generator": v["generator"], "valid_probability": v["valid_probability"]}
+                             for v in result["variants"]]}) + "\n")
+            if n % 10 == 0:
+                print(f"  {n}/{len(problems)} problems", flush=True)
+
+
+def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
+    handed = labelled = valid = unlabelled = blind_n = blind_valid = 0
+    problems_one = problems_three = 0
+    per_generator: dict[str, list[int]] = {}
+    for row in rows:
+        good = 0
+        for v in row["variants"]:
+            handed += 1
+            key = (row["problem"].strip(), v["text"].strip())
+            label = None
+            if key in gold:
+                labelled += 1
+                label = gold[key]["final_label"] == "1"
+                valid += label
+            elif key in blind:
+                blind_n += 1
+                label = blind[key]
+                blind_valid += label
+            else:
+                unlabelled += 1
+            if label is not None:
+                per_generator.setdefault(v["generator"], []).append(int(label))
+            good += bool(label)
+        problems_one += good >= 1
+        problems_three += good >= min(3, k)
+    n = len(rows)
+    seconds = [r["seconds"] for r in rows]
+    return {
+        "problems": n, "handed_out": handed, "labelled": labelled, "valid": valid,
+        "valid_share_labelled": valid / labelled if labelled else None,
+        "blind": blind_n, "blind_valid": blind_valid, "unlabelled": unlabelled,
+        "valid_share_known": (valid + blind_valid) / (labelled + blind_n) if labelled + blind_n else None,
+        "problems_with_1_valid": problems_one / n if n else None,
+        "problems_with_3_valid": problems_three / n if n else None,
+        "mean_variants": handed / n if n else None,
+        "median_seconds": statistics.median(seconds) if seconds else None,
+        # The first problem loads the models; the rest are warm.
+        "p90_seconds": statistics.quantiles(seconds[1:], n=10)[-1] if len(seconds) > 2 else None,
+        "by_generator": {g: (sum(v) / len(v), len(v)) for g, v in sorted(per_generator.items())},
+    }
+
+
+AQUA_CHECKS = 12  # AQUA_test pairs (people's labels) mixed into every blind batch
+
+
+def make_blind_batch(work: Path, rows: list[dict], seed: int = 3407) -> None:
+    """A shuffled batch for blind labelling (no generator, no source): the unlabelled handed-out
+    variants plus AQUA_test pairs whose people's labels check each pass. The key stays beside it."""
+    import random
+
+    rng = random.Random(seed)
+    test = list(csv.DictReader(open(DATA / "paraqd" / "AQUA_test.csv", newline="", encoding="utf-8")))
+    checks = rng.sample(test, AQUA_CHECKS)
+    items = [{"original": r["problem"], "rewrite": r["variant"], "source": "handout", "gold": ""} for r in rows]
+    items += [{"original": r["question"], "rewrite": r["augmented"], "source": "aqua_test", "gold": r["final_label"]}
+              for r in checks]
+    rng.shuffle(items)
+    with (work / "blind_batch.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["id", "original", "rewrite"])
+        writer.writeheader()
+        writer.writerows({"id": i, "original": r["original"], "rewrite": r["rewrite"]} for i, r in enumerate(items))
+    with (work / "blind_key.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["id", "source", "gold"])
+        writer.writeheader()
+        writer.writerows({"id": i, "source": r["source"], "gold": r["gold"]} for i, r in enumerate(items))
+
+
+def read_blind(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, str], bool], list[str]]:
+    """Blind labels of the batch's handout rows (valid only when every pass says valid) and lines
+    reporting the passes' agreement (Cohen's kappa) and their agreement with people on AQUA_test."""
+    from sklearn.metrics import cohen_kappa_score
+
+    if not passes:
+        return {}, []
+    batch = {r["id"]: r for r in csv.DictReader(open(work / "blind_batch.csv", newline="", encoding="utf-8"))}
+    key = {r["id"]: r for r in csv.DictReader(open(work / "blind_key.csv", newline="", encoding="utf-8"))}
+    said = []
+    for path in passes:
+        rows = {r["id"]: r["valid"].strip() in ("1", "true", "yes") for r in csv.DictReader(open(path, newline="",
+                                                                                                  encoding="utf-8"))}
+        missing = set(batch) - set(rows)
+        if missing:
+            raise SystemExit(f"{path}: no label for {len(missing)} batch rows (e.g. id {sorted(missing)[0]})")
+        said.append(rows)
+    ids = sorted(batch, key=int)
+    lines = []
+    for i in range(len(said)):
+        for j in range(i + 1, len(said)):
+            a, b = [int(said[i][x]) for x in ids], [int(said[j][x]) for x in ids]
+            agree = sum(x == y for x, y in zip(a, b)) / len(ids)
+            lines.append(f"Blind passes {i + 1} and {j + 1}: agree on {100 * agree:.0f} % of {len(ids)} rows, "
+                         f"Cohen's kappa {cohen_kappa_score(a, b):.2f}.")
+    checks = [x for x in ids if key[x]["source"] == "aqua_test"]
+    for i, rows in enumerate(said):
+        hits = sum(int(rows[x]) == int(key[x]["gold"]) for x in checks)
+        lines.append(f"Pass {i + 1} against people's labels on {len(checks)} AQUA_test pairs mixed in blind: "
+                     f"{hits} of {len(checks)} agree.")
+    labels = {}
+    for x in ids:
+        if key[x]["source"] == "handout":
+            labels[(batch[x]["original"].strip(), batch[x]["rewrite"].strip())] = all(rows[x] for rows in said)
+    return labels, lines + [""]
+
+
+def fmt(v, pct=True):
+    if v is None:
+        return "–"
+    return f"{100 * v:.1f} %" if pct else f"{v:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--problems", type=int, default=0, help="only the first N labelled problems (0: all 130)")
+    parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--work", type=Path, default=REPO / "var" / "handout")
+    parser.add_argument("--blind", type=Path, nargs="*", default=None,
+                        help="blind labelling passes over var/handout/blind_batch.csv (CSV: id, valid 0/1, reason); "
+                             "a variant counts as valid only when every pass says so; agreement and each pass's "
+                             "agreement with the people's labels on the AQUA_test pairs mixed in are reported")
+    parser.add_argument("--reuse", action="store_true", help="re-read the arms' outputs in --work instead of running")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.k, args.child_out)
+        return
+    gold = labels()
+    problems = list(dict.fromkeys(q for q, _ in gold))
+    if args.problems:
+        problems = problems[:args.problems]
+    args.work.mkdir(parents=True, exist_ok=True)
+    arms = {"judge": True, "paper": False}
+    started = time.perf_counter()
+    for name, judge in arms.items():
+        path = args.work / f"{name}.jsonl"
+        if not args.reuse:
+            print(f"arm {name}: {len(problems)} problems", flush=True)
+            run_arm(problems, k=args.k, judge=judge, out=path)
+    blind, agreement = read_blind(args.work, args.blind or [])
+    results = {}
+    unlabelled_rows = []
+    for name in arms:
+        rows = [json.loads(line) for line in (args.work / f"{name}.jsonl").read_text().splitlines()]
+        results[name] = summarise(rows, gold, blind, args.k)
+        for row in rows:
+            for v in row["variants"]:
+                key = (row["problem"].strip(), v["text"].strip())
+                if key not in gold and key not in blind:
+                    unlabelled_rows.append({"problem": row["problem"], "variant": v["text"]})
+    unique = list({(r["problem"], r["variant"]): r for r in unlabelled_rows}.values())
+    if unique and not args.blind:
+        make_blind_batch(args.work, unique)
+    card = json.loads((REPO / "platform" / "modelhub" / "kinds" / "judge" / "shipped" / "card.json").read_text())
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"## Run of {stamp}",
+        "",
+        f"Command: `python benchmarks/handout.py{' --problems ' + str(args.problems) if args.problems else ''}"
+        f" --k {args.k}{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}`"
+        f" ({time.perf_counter() - started:.0f} s, {os.cpu_count()} cores, no GPU).",
+        "",
+        f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
+        "Each handed-out variant is looked up in those labels; variants the labels do not hold are "
+        + ("counted from the blind labels (a variant is valid only when every pass says so)." if blind else
+           "put in a shuffled blind batch (`var/handout/blind_batch.csv`), not counted yet."),
+        "",
+        *agreement,
+        "| selection | variants per problem | labelled | valid among labelled | + blind-labelled | valid among all known "
+        "| problems with ≥ 1 valid | with ≥ 3 valid | s/problem, median (p90) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    titles = {"judge": "shipped judge gates, PAMMR over the survivors (default)",
+              "paper": "paper: PAMMR over every candidate, σ = encoder cosine"}
+    for name, r in results.items():
+        lines.append(f"| {titles[name]} | {fmt(r['mean_variants'], False)} | {r['labelled']} of {r['handed_out']} | "
+                     f"{fmt(r['valid_share_labelled'])} | {r['blind']} | {fmt(r['valid_share_known'])} | "
+                     f"{fmt(r['problems_with_1_valid'])} | {fmt(r['problems_with_3_valid'])} | "
+                     f"{fmt(r['median_seconds'], False)} ({fmt(r['p90_seconds'], False)}) |")
+    cv = card.get("labelled_candidates_grouped_cv", {}).get("threshold", {})
+    test = card.get("aqua_test", {}).get("threshold", {})
+    lines += [
+        "",
+        f"The shipped judge (built {card.get('built')}, `{card.get('command')}`): ROC AUC on the labelled candidates, "
+        f"5-fold cross-validation grouped by problem, **{cv.get('roc_auc')}**; on AQUA_test (never fitted on) "
+        f"{test.get('roc_auc')}, weighted F1(hm) {test.get('weighted_f1_hm')} at the calibrated threshold. "
+        f"Handout floor {card.get('handout_floor'):.3f} (maximises F{card.get('floor_beta')} of the valid class on "
+        "the labelled candidates' out-of-fold probabilities).",
+        "",
+        "Valid share by generator among the handed-out variants with a label (judge / paper):",
+        "",
+        "| generator | judge | paper |",
+        "|---|---|---|",
+    ]
+    for g in sorted(set(results["judge"]["by_generator"]) | set(results["paper"]["by_generator"])):
+        cells = []
+        for name in ("judge", "paper"):
+            share, n = results[name]["by_generator"].get(g, (None, 0))
+            cells.append(f"{fmt(share)} ({n})" if n else "–")
+        lines.append(f"| {g} | {cells[0]} | {cells[1]} |")
+    report = "\n".join(lines) + "\n"
+    print(report)
+    previous = args.out.read_text() if args.out.is_file() else ""
+    head = "# What `paraphrase` hands out\n\n"
+    body = previous[len(head):] if previous.startswith(head) else previous
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(head + report + ("\n" + body if body else ""))
+    (args.work / "summary.json").write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""The judge that ships with the code: active from the first ``migrate`` until a retrained version
+is promoted.
+
+Its parameters (a few KB: the classifier's weights over the packaged encoder, SmolLM2's fluency and
+the English checks, its calibration, threshold and handout floor) are in ``shipped/judge.json``,
+with ``shipped/card.json`` (data, metrics, date) and ``shipped/MODEL_CARD.md``. They are built by
+``scripts/build_judge.py`` from public data. :func:`judge_install_shipped` registers them as a
+``judge`` version (once per parameter file: the version records the file's SHA-256) and activates
+it when no judge decides yet; ``post_migrate`` calls it (``modelhub.apps``).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from modelhub.models import ModelVersion
+
+logger = logging.getLogger("paralab.judge")
+SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
+
+
+def shipped_card() -> dict[str, Any]:
+    """What ``shipped/card.json`` says (built date, data, metrics, threshold and handout floor)."""
+    return json.loads((SHIPPED_DIR / "card.json").read_text())
+
+
+def _digest() -> str:
+    return hashlib.sha256((SHIPPED_DIR / "judge.json").read_bytes()).hexdigest()
+
+
+def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | None:
+    """Register the shipped judge (once per parameter file) and, when no judge decides yet (or with
+    ``activate=True``), activate it. Returns the version; None when ``PARALAB_SHIPPED_JUDGE`` is off."""
+    from ml.judge import NumeracyJudge
+
+    from modelhub.judging import decision_version
+    from modelhub.kinds.paraqd import base_encoder_path
+    from modelhub.services import modelversion_activate, modelversion_create
+
+    if not settings.PARALAB_SHIPPED_JUDGE:
+        return None
+    digest = _digest()
+    with transaction.atomic():
+        version = ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE, params__shipped=digest).first()
+        if version is None:
+            judge = NumeracyJudge.load(SHIPPED_DIR)  # refuses a file of another format
+            card = shipped_card()
+            calibration = {**judge.calibration.to_dict(), "handout_floor": card.get("handout_floor"),
+                           "fitted_on": "labels/aqua_dev_candidates_val.csv (grouped out-of-fold scores)"}
+            version = modelversion_create(
+                kind=ModelVersion.Kind.JUDGE, base_model=card.get("encoder", ""), artifact_path=str(SHIPPED_DIR),
+                training_data={"datasets": judge.trained_on.get("datasets", []), "pairs": judge.trained_on.get("pairs")},
+                params={"encoder_path": base_encoder_path(card.get("encoder")), "fluency_lm": judge.fluency_lm,
+                        "english": judge.english, "monotone": judge.monotone, "shipped": digest, "llm": None},
+                metrics={"calibration": calibration, "card": {k: card[k] for k in
+                                                              ("built", "labelled_candidates_grouped_cv", "aqua_test")
+                                                              if k in card}},
+                name=f"shipped judge ({card.get('built', '')})",
+            )
+            logger.info("shipped judge registered as version %s", version.pk)
+    if activate or (activate is None and decision_version() is None):
+        version = modelversion_activate(version=version)
+    return version
+
+
+def install_on_migrate(sender, **kwargs) -> None:
+    """``post_migrate`` receiver: the shipped judge once the modelhub tables exist."""
+    if getattr(sender, "name", "") != "modelhub":
+        return
+    judge_install_shipped()

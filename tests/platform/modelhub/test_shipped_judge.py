@@ -1,0 +1,189 @@
+"""The judge that ships with the code decides from the first migrate, gates what is handed out,
+and learns from annotators' gold labels.
+
+These tests run the real shipped judge (packaged MiniLM, SmolLM2 fluency, spaCy): no stand-ins.
+The suite makes its databases with the shipped judge switched off (tests/conftest.py); each test
+here switches it on and migrates, as an installation does."""
+from __future__ import annotations
+
+import json
+from io import StringIO
+from unittest import mock
+
+from django.core.management import CommandError, call_command
+from django.test import TestCase, override_settings
+
+from annotation.models import GoldLabel
+from corpus.exporters import dataset_export_rows
+from corpus.models import Problem
+from modelhub.calibration import ValidationPair
+from modelhub.judging import calibration_of, decision, decision_version, handout_floor
+from modelhub.kinds.judge.refit import RefitError, heldout, judge_refit
+from modelhub.kinds.judge.service import judge_score_candidates
+from modelhub.kinds.judge.shipped import judge_install_shipped
+from modelhub.models import ModelVersion
+from paraphrases.generation import paraphrase_variants
+
+from ..corpus.factories import make_candidate, make_dataset, make_gold, make_problem, make_score
+
+PROBLEM = ("A sum of money invested at simple interest amounts to $600 in 2 years and to $700 in 4 years. "
+           "Find the rate of interest.")
+CLEAN = ("Find the rate of interest, given that a sum of money invested at simple interest amounts to $600 in "
+         "2 years and to $700 in 4 years.")
+BROKEN = ("A sum of money invested at simple sake amounts to $600 in 2 years and to $700 in 4 years. "
+          "Find the rate of sake.")
+
+
+class ShippedJudgeOn:
+    """PARALAB_SHIPPED_JUDGE on (the default of an installation) and ``migrate`` run, as on a fresh install."""
+
+    def setUp(self):
+        super().setUp()
+        override = override_settings(PARALAB_SHIPPED_JUDGE=True)
+        override.enable()
+        self.addCleanup(override.disable)
+        self.assertIsNone(decision_version())  # the suite's databases start without it
+        call_command("migrate", verbosity=0)
+
+
+class ShippedJudgeTests(ShippedJudgeOn, TestCase):
+    def test_a_fresh_database_has_an_active_calibrated_judge(self):
+        version = decision_version()
+        self.assertIsNotNone(version)
+        self.assertEqual(version.kind, ModelVersion.Kind.JUDGE)
+        self.assertTrue(version.params["shipped"])
+        self.assertTrue(version.params["english"])
+        record = calibration_of(version)
+        self.assertIsNotNone(record)
+        self.assertTrue(decision().calibrated)
+        self.assertEqual(decision().column, "probability")
+        self.assertGreater(handout_floor(version), 0.0)
+        self.assertLess(handout_floor(version), 1.0)
+
+    def test_installing_again_registers_nothing_new(self):
+        before = ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE).count()
+        self.assertEqual(judge_install_shipped().pk, decision_version().pk)
+        call_command("migrate", verbosity=0)
+        self.assertEqual(ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE).count(), before)
+
+    def test_the_variants_export_refuses_a_hand_made_broken_candidate(self):
+        dataset = make_dataset("shipped-export")
+        problem = make_problem(dataset, PROBLEM)
+        clean, broken = make_candidate(problem, CLEAN, generator="synonym"), make_candidate(problem, BROKEN,
+                                                                                          generator="synonym")
+        for candidate in (clean, broken):  # the paper's scores say both keep every number
+            make_score(candidate, "paraqd:pretrained", similarity=0.99, diversity=0.2, numeracy=1.0, pqi=0.7,
+                       paraqd=0.98)
+        judge_score_candidates(candidate_ids=[clean.pk, broken.pk], version=decision_version())
+        exported = {row["variant_text"] for row in dataset_export_rows(dataset=dataset, what="variants")}
+        self.assertNotIn(BROKEN, exported)
+        self.assertIn(CLEAN, exported)
+
+
+class HandoutTests(ShippedJudgeOn, TestCase):
+    def test_variants_carry_the_judges_probability_and_reasons(self):
+        result = paraphrase_variants(text=PROBLEM, k=3, generators=["reorder", "synonym"])
+        self.assertEqual(result["judge"]["version"], decision_version().pk)
+        floor = result["judge"]["floor"]
+        self.assertEqual(result["passed"] + result["rejected"], result["candidates"])
+        for variant in result["variants"]:
+            self.assertGreater(variant["valid_probability"], floor)
+            self.assertTrue(any(c["check"] == "numbers" for c in variant["reasons"]))
+
+    def test_fewer_than_k_with_the_reason_when_the_judge_rejects_the_rest(self):
+        from ml.generation import GeneratedCandidate
+
+        made = [GeneratedCandidate(text=CLEAN, generator="synonym", prompt=""),
+                GeneratedCandidate(text=BROKEN, generator="synonym", prompt=""),
+                GeneratedCandidate(text=BROKEN.replace("$700", "$900"), generator="synonym", prompt="")]
+        with mock.patch("ml.generation.generate", return_value=(made, {})):
+            result = paraphrase_variants(text=PROBLEM, k=3, generators=["synonym"])
+        texts = [v["text"] for v in result["variants"]]
+        self.assertEqual(texts, [CLEAN])
+        self.assertEqual(result["rejected"], 2)
+        self.assertRegex(result["message"], r"^1 variant passed the check; 2 candidates were rejected: ")
+        self.assertEqual(sum(result["rejected_reasons"].values()), 2)
+        self.assertIn("numbers", result["rejected_reasons"])
+
+
+def gold_pairs(n_problems: int, *, offset: int = 0) -> list[ValidationPair]:
+    """Per problem a valid rewording and an invalid rewrite (a number changed), as human gold."""
+    pairs = []
+    for i in range(offset, offset + n_problems):
+        q = f"Tom has {i + 3} apples and buys {i + 5} more at the market. How many apples does Tom have now?"
+        good = f"At the market Tom buys {i + 5} more apples; he had {i + 3}. How many apples does Tom have now?"
+        bad = f"Tom has {i + 3} apples and buys some more at the market. How many apples does Tom have now?"
+        pairs += [ValidationPair(2 * i, q, good, True, "human"), ValidationPair(2 * i + 1, q, bad, False, "human")]
+    return pairs
+
+
+class RefitTests(ShippedJudgeOn, TestCase):
+    def test_too_little_held_out_gold_keeps_the_active_judge(self):
+        active = decision_version()
+        result = judge_refit(pairs=gold_pairs(6), min_heldout=50)
+        self.assertFalse(result["promoted"])
+        self.assertIn("not enough gold to decide", result["reason"])
+        self.assertEqual(decision_version().pk, active.pk)
+        self.assertEqual(ModelVersion.objects.get(pk=result["version"]).status, ModelVersion.Status.CANDIDATE)
+
+    def test_a_refit_that_ranks_held_out_gold_worse_is_not_promoted(self):
+        from ml.judge import NumeracyJudge
+
+        active = decision_version()
+        real_update = NumeracyJudge.update
+
+        class Backwards:
+            """A refit that ranks every pair the wrong way round (what the gate must catch)."""
+
+            def __init__(self, judge):
+                self.judge = judge
+
+            def raw(self, features):
+                return [1.0 - r for r in self.judge.raw(features)]
+
+            def save(self, directory):
+                return self.judge.save(directory)
+
+        with mock.patch.object(NumeracyJudge, "update", lambda judge, *a, **k: Backwards(real_update(judge, *a, **k))):
+            result = judge_refit(pairs=gold_pairs(40), holdout_percent=30, min_heldout=10)
+        self.assertLess(result["auc_refit"], result["auc_base"])
+        self.assertFalse(result["promoted"])
+        self.assertIn("ranks the held-out gold worse", result["reason"])
+        self.assertEqual(decision_version().pk, active.pk)
+
+    def test_a_refit_on_gold_changes_the_decisions_and_is_promoted_when_no_worse(self):
+        active = decision_version()
+        pairs = gold_pairs(40)
+        result = judge_refit(pairs=pairs, holdout_percent=30, min_heldout=10)
+        self.assertGreaterEqual(result["auc_refit"], result["auc_base"])
+        self.assertTrue(result["promoted"])
+        refit = decision_version()
+        self.assertNotEqual(refit.pk, active.pk)
+        self.assertEqual(refit.params["refit_of"], active.pk)
+        from modelhub.kinds.judge.service import load_judge
+
+        self.assertNotEqual(load_judge(refit).weights, load_judge(active).weights)
+
+    def test_refit_without_gold_of_both_classes_is_refused(self):
+        with self.assertRaisesRegex(RefitError, "valid and invalid"):
+            judge_refit(pairs=[p for p in gold_pairs(5) if p.valid])
+        with self.assertRaises(CommandError):
+            call_command("refit_judge", "--json", stdout=StringIO())
+
+
+class WithoutShippedJudgeTests(TestCase):
+    def test_the_setting_off_installs_nothing(self):
+        call_command("migrate", verbosity=0)
+        self.assertIsNone(judge_install_shipped())
+        self.assertIsNone(decision_version())
+
+
+class ImportedGoldIsNotHumanGoldTests(ShippedJudgeOn, TestCase):
+    def test_refit_reads_human_gold_only(self):
+        dataset = make_dataset("imported")
+        problem = make_problem(dataset, PROBLEM, split=Problem.Split.DEV)
+        make_gold(make_candidate(problem, CLEAN, generator="import:x"), valid=True, source=GoldLabel.Source.IMPORT)
+        make_gold(make_candidate(problem, BROKEN, generator="import:x"), valid=False, source=GoldLabel.Source.IMPORT)
+        with self.assertRaisesRegex(RefitError, "0 gold labels"):
+            judge_refit()
+        self.assertTrue(json.dumps(decision_version().params))
