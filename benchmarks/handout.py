@@ -110,6 +110,9 @@ def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
         "valid_share_labelled": valid / labelled if labelled else None,
         "blind": blind_n, "blind_valid": blind_valid, "unlabelled": unlabelled,
         "valid_share_known": (valid + blind_valid) / (labelled + blind_n) if labelled + blind_n else None,
+        # Unlabelled variants counted at the blind sample's valid rate: the share of everything handed out.
+        "valid_share_estimated": ((valid + blind_valid + unlabelled * blind_valid / blind_n) / handed
+                                  if blind_n and handed else None),
         "problems_with_1_valid": problems_one / n if n else None,
         "problems_with_3_valid": problems_three / n if n else None,
         "mean_variants": handed / n if n else None,
@@ -198,6 +201,8 @@ def main() -> None:
                         help="blind labelling passes over var/handout/blind_batch.csv (CSV: id, valid 0/1, reason); "
                              "a variant counts as valid only when every pass says so; agreement and each pass's "
                              "agreement with the people's labels on the AQUA_test pairs mixed in are reported")
+    parser.add_argument("--blind-sample", type=int, default=100,
+                        help="unlabelled handed-out variants per selection put in the blind batch (a random sample)")
     parser.add_argument("--reuse", action="store_true", help="re-read the arms' outputs in --work instead of running")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
@@ -219,18 +224,23 @@ def main() -> None:
             run_arm(problems, k=args.k, judge=judge, out=path)
     blind, agreement = read_blind(args.work, args.blind or [])
     results = {}
-    unlabelled_rows = []
+    unlabelled_by_arm: dict[str, list[dict]] = {}
     for name in arms:
         rows = [json.loads(line) for line in (args.work / f"{name}.jsonl").read_text().splitlines()]
         results[name] = summarise(rows, gold, blind, args.k)
-        for row in rows:
-            for v in row["variants"]:
-                key = (row["problem"].strip(), v["text"].strip())
-                if key not in gold and key not in blind:
-                    unlabelled_rows.append({"problem": row["problem"], "variant": v["text"]})
-    unique = list({(r["problem"], r["variant"]): r for r in unlabelled_rows}.values())
-    if unique and not args.blind:
-        make_blind_batch(args.work, unique)
+        unlabelled_by_arm[name] = [{"problem": row["problem"], "variant": v["text"]} for row in rows
+                                   for v in row["variants"] if (row["problem"].strip(), v["text"].strip()) not in gold]
+    if not args.blind:
+        import random
+
+        rng = random.Random(3407)
+        sample: dict[tuple[str, str], dict] = {}
+        for name, rows in unlabelled_by_arm.items():
+            unique = list({(r["problem"], r["variant"]): r for r in rows}.values())
+            for r in rng.sample(unique, min(args.blind_sample, len(unique))):
+                sample[(r["problem"], r["variant"])] = r
+        if sample:
+            make_blind_batch(args.work, list(sample.values()))
     card = json.loads((REPO / "platform" / "modelhub" / "kinds" / "judge" / "shipped" / "card.json").read_text())
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -246,15 +256,17 @@ def main() -> None:
            "put in a shuffled blind batch (`var/handout/blind_batch.csv`), not counted yet."),
         "",
         *agreement,
-        "| selection | variants per problem | labelled | valid among labelled | + blind-labelled | valid among all known "
-        "| problems with ≥ 1 valid | with ≥ 3 valid | s/problem, median (p90) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| selection | variants per problem | labelled | valid among labelled | + blind-labelled (sample) "
+        "| valid among all known | valid, estimated over all handed out | problems with ≥ 1 known valid "
+        "| with ≥ 3 known valid | s/problem, median (p90) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     titles = {"judge": "shipped judge gates, PAMMR over the survivors (default)",
               "paper": "paper: PAMMR over every candidate, σ = encoder cosine"}
     for name, r in results.items():
         lines.append(f"| {titles[name]} | {fmt(r['mean_variants'], False)} | {r['labelled']} of {r['handed_out']} | "
                      f"{fmt(r['valid_share_labelled'])} | {r['blind']} | {fmt(r['valid_share_known'])} | "
+                     f"{fmt(r['valid_share_estimated'])} | "
                      f"{fmt(r['problems_with_1_valid'])} | {fmt(r['problems_with_3_valid'])} | "
                      f"{fmt(r['median_seconds'], False)} ({fmt(r['p90_seconds'], False)}) |")
     cv = card.get("labelled_candidates_grouped_cv", {}).get("threshold", {})

@@ -46,6 +46,26 @@ def labelled_candidates(data: Path) -> list[tuple[str, str, int]]:
     return [(r["question"], r["augmented"], int(r["final_label"])) for r in rows]
 
 
+def generators_of(data: Path) -> list[str]:
+    rows = csv.DictReader(open(data / "labels" / "aqua_dev_candidates_val.csv", newline=""))
+    return [r["generator"] for r in rows]
+
+
+def check_aucs(features, labels, generators) -> dict[str, dict[str, float]]:
+    """Each feature alone, oriented by its sign (higher = more valid), on the labelled candidates:
+    ROC AUC on all of them and without the EDA baseline (which paraphrase never runs)."""
+    from ml.judge.features import ALL_FEATURE_NAMES, FEATURE_SIGNS
+    from ml.metrics.classification import roc_auc
+
+    keep = [i for i, g in enumerate(generators) if g != "eda"]
+    out = {}
+    for name in ALL_FEATURE_NAMES:
+        values = [FEATURE_SIGNS[name] * f.values[name] for f in features]
+        out[name] = {"all": round(roc_auc(values, labels), 3),
+                     "without_eda": round(roc_auc([values[i] for i in keep], [labels[i] for i in keep]), 3)}
+    return out
+
+
 def operator_pairs(data: Path) -> list[tuple[str, str, int]]:
     pairs = []
     for r in csv.DictReader(open(data / "paraqd" / "aqua_val.csv", newline="")):
@@ -181,6 +201,10 @@ def model_card(meta: dict, *, n_labels: int, n_ops: int) -> str:
         "previous operator-trained judge ranked AQUA_test better (ROC AUC 0.885) but the platform's own "
         "candidates at chance (0.51).", "",
         f"Weights (standardised features): {weights}.", "",
+        "Each check alone on the labelled candidates (ROC AUC, oriented so that higher means valid; all / "
+        "without the EDA baseline, which `paraphrase` never runs):", "",
+        "| check | all | without EDA |", "|---|---|---|",
+        *[f"| {k} | {v['all']:.3f} | {v['without_eda']:.3f} |" for k, v in meta["check_aucs"].items()], "",
         "## Limits",
         "- Fitted on AQuA dev problems and the platform's rule-based rewrites: rewrites of other kinds (neural, "
         "LLM) and other problem styles are outside what it was fitted on; the loop (`refit_judge`, "
@@ -272,6 +296,7 @@ def main(argv=None) -> int:
         "grid": [{k: v for k, v in g.items() if k != "oof"} for g in grid],
         "labelled_candidates_grouped_cv": cv, "aqua_test": test,
         "weights": dict(zip(judge.feature_names, [round(w, 4) for w in judge.weights])),
+        "check_aucs": check_aucs(lab_f, y, generators_of(data)),
         "command": "python scripts/build_judge.py",
     }
     (out / "card.json").write_text(json.dumps(meta, indent=1) + "\n")

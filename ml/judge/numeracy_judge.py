@@ -346,6 +346,29 @@ def _monotone_logistic(z: np.ndarray, y: np.ndarray, signs: Sequence[int], *, c:
     return result.x[:-1], float(result.x[-1])
 
 
+# The check (as explanations name them) each feature belongs to.
+CHECK_OF_FEATURE = {
+    "cosine": "similarity", "align_p": "similarity", "align_r": "similarity", "align_f": "similarity",
+    "numeracy": "numbers", "numbers_missing": "numbers", "numbers_added": "numbers", "units_kept": "units",
+    "entities_kept": "names", "length_ratio": "length", "foreign": "foreign words", "fluency": "fluency",
+    "changed_fluency": "fluency", "substitute_fit": "word choice", "domain_terms_lost": "quantity words",
+    "broken_joins": "sentences", "longest_sentence": "sentences", "passive_stack": "passive voice",
+    "pronoun_agent": "passive voice", "names_added": "new names", "question_lost": "question", "llm": "LLM",
+}
+
+
+def main_objection(contributions: dict[str, float]) -> str | None:
+    """The check whose features count most against a pair (None when nothing counts against it).
+
+    >>> main_objection({"fluency": -1.2, "cosine": 0.3, "substitute_fit": -0.4})
+    'fluency'
+    """
+    worst = min(contributions, key=contributions.get, default=None)
+    if worst is None or contributions[worst] >= 0:
+        return None
+    return CHECK_OF_FEATURE.get(worst, worst)
+
+
 # An explanation flags a candidate whose tokens are on average less than half as probable as the problem's.
 FLUENCY_DROP_FLAG = math.log(0.5)
 

@@ -321,12 +321,33 @@ def calibration_due(*, version: ModelVersion) -> bool:
     return golds.filter(updated_at__gt=since).exists() if since else golds.exists()
 
 
+def refit_due(*, version: ModelVersion) -> bool:
+    """Whether ``PARALAB_JUDGE_REFIT_EVERY`` human gold labels arrived since ``version`` (a judge)
+    was made: beat then refits it on the gold (``modelhub.kinds.judge.refit``)."""
+    from django.conf import settings
+
+    every = settings.PARALAB_JUDGE_REFIT_EVERY
+    if not every or version.kind != ModelVersion.Kind.JUDGE:
+        return False
+    return GoldLabel.objects.filter(source__in=HUMAN_SOURCES, updated_at__gt=version.created_at).count() >= every
+
+
 def recalibrate_check(*, user: AbstractBaseUser | None = None) -> dict[str, Any]:
-    """Beat: recalibrate every active judge whose calibration predates the newest human gold label."""
-    from .judging import JUDGE_KINDS
+    """Beat: refit the deciding numeracy-aware judge when enough new human gold labels arrived
+    (``refit_due``; promoted only when the held-out gold allows), then recalibrate every active
+    judge whose calibration predates the newest human gold label."""
+    from .judging import JUDGE_KINDS, decision_version
     from .selectors import modelversion_active
 
     done: dict[str, Any] = {}
+    deciding = decision_version()
+    if deciding is not None and refit_due(version=deciding):
+        from .kinds.judge.refit import RefitError, judge_refit
+
+        try:
+            done["refit"] = judge_refit(version=deciding, user=user)
+        except RefitError as exc:
+            done["refit"] = {"version": deciding.pk, "skipped": str(exc)}
     for kind in JUDGE_KINDS:
         version = modelversion_active(kind=kind)
         if version is None or not calibration_due(version=version):

@@ -339,6 +339,12 @@ PARALAB_JUDGE_LLM = env_str("PARALAB_JUDGE_LLM", "none")
 # scripts/build_judge.py) is registered at migrate and decides until a retrained version is promoted
 # (0: not registered; the platform then decides with ParaQD's uncalibrated cosine until a judge is trained).
 PARALAB_SHIPPED_JUDGE = env_bool("PARALAB_SHIPPED_JUDGE", True)
+# Most candidates of one problem the judge reads before anything is handed out (taken round-robin over the
+# generators; its fluency LM is most of the cost of POST paraphrase/). 0: every candidate.
+PARALAB_JUDGE_MAX_CANDIDATES = env_int("PARALAB_JUDGE_MAX_CANDIDATES", 12)
+# Beat's calibrate-check refits the deciding judge on the annotators' gold labels once this many arrived
+# since it was made (promoted only when its held-out gold is large enough and ranked no worse; 0: never).
+PARALAB_JUDGE_REFIT_EVERY = env_int("PARALAB_JUDGE_REFIT_EVERY", 50)
 # manage.py demo trains tiny STEAD and PAP versions on the demo problems (0: skip), this many seconds each.
 PARALAB_DEMO_NEURAL = env_int("PARALAB_DEMO_NEURAL", 1) != 0
 PARALAB_DEMO_NEURAL_SECONDS = env_int("PARALAB_DEMO_NEURAL_SECONDS", 90)

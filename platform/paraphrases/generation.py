@@ -235,27 +235,29 @@ class _Judged:
 
 
 def _judged_select(selector: str, original: str, scored: list[_Scored], k: int, *, equation: str = "",
-                   model: ScoringModel | None = None) -> _Judged:
+                   model: ScoringModel | None = None, limit: int = 0) -> _Judged:
     """Generate → judge → keep what passes the floor → diversify among the survivors.
 
     With a numeracy-aware judge deciding, each candidate's ``scores["valid_probability"]`` is set,
-    only candidates above the version's handout floor stay in the pool, and the selector sees σ
+    only candidates above the version's handout floor stay in the pool (a rejected one is counted
+    under the check that counts most against it), and the selector sees σ
     replaced by that probability (PQI recomputed with it). With ParaQD deciding, every candidate
-    is in the pool and the selector sees the paper's scores."""
-    verdicts = _judge_verdicts(original, scored)
+    is in the pool and the selector sees the paper's scores. ``limit``: see :func:`_judge_verdicts`."""
+    verdicts = _judge_verdicts(original, scored, limit)
     if verdicts is None:
         picks = _select(selector, original, scored, k, equation=equation, model=model)
         return _Judged(picks=picks, results=None, passed=list(range(len(scored))), rejected_reasons={})
     version, floor, results = verdicts
     passed, reasons = [], {}
     for i, result in enumerate(results):
+        if result is None:  # over the judge's per-problem limit
+            reasons["not checked"] = reasons.get("not checked", 0) + 1
+            continue
         scored[i].scores["valid_probability"] = result["probability"]
         if result["probability"] > floor:
             passed.append(i)
             continue
-        failed = [c["check"] for c in result["checks"]
-                  if not c["passed"] and c["check"] not in ("decision", "strongest evidence against")]
-        reason = failed[0] if failed else "low probability"
+        reason = result.get("objection") or "low probability"
         reasons[reason] = reasons.get(reason, 0) + 1
     survivors = [_with_probability_as_sigma(scored[i]) for i in passed]
     picks = [passed[j] for j in _select(selector, original, survivors, k, equation=equation, model=model)]
@@ -437,7 +439,9 @@ def _store(problem_id: int, scored: Sequence[_Scored], model: ScoringModel, judg
         if judged is not None and judged.results is not None:
             from modelhub.kinds.judge.service import judge_store_scores
 
-            judge_store_scores(candidate_ids=ids, version=judged.version, results=judged.results)
+            read = [(pk, r) for pk, r in zip(ids, judged.results) if r is not None]
+            judge_store_scores(candidate_ids=[pk for pk, _ in read], version=judged.version,
+                               results=[r for _, r in read])
         else:
             _judge_if_deciding(ids)
     return ids
@@ -526,9 +530,7 @@ def paraphrase_variants(
     model = paraqd_default_model()
     generated, refusals = generate(names, text, _problem_seed(seed, text), resources)
     scored = _score(text, generated, model) if generated else []
-    judged = _judged_select(selector, text, scored, k, model=model) if selector != "none" else None
-    if judged is None:  # "none": the best by (judged) PQI among what passes
-        judged = _judged_select("none", text, scored, k, model=model)
+    judged = _judged_select(selector, text, scored, k, model=model, limit=settings.PARALAB_JUDGE_MAX_CANDIDATES)
     pool = judged.passed
     picks = judged.picks
     if not picks:
@@ -574,9 +576,13 @@ def paraphrase_variants(
     }
 
 
-def _judge_verdicts(text: str, scored: Sequence[_Scored]):
+def _judge_verdicts(text: str, scored: Sequence[_Scored], limit: int = 0):
     """(deciding judge version, its handout floor, its per-candidate results) when a numeracy-aware
-    judge decides (``modelhub.judging``), else None (ParaQD decides: no probability to gate on)."""
+    judge decides (``modelhub.judging``), else None (ParaQD decides: no probability to gate on).
+
+    With ``limit``, the judge reads at most that many candidates (its fluency LM is most of the
+    cost; ``paraphrase`` answers while someone waits), taken round-robin over the generators so that
+    every generator is represented; the others get None and are not handed out ("not checked")."""
     from modelhub.judging import decision_version, handout_floor
 
     version = decision_version()
@@ -584,8 +590,29 @@ def _judge_verdicts(text: str, scored: Sequence[_Scored]):
         return None
     from modelhub.kinds.judge.service import judge_evaluate_pairs
 
-    results = judge_evaluate_pairs(version=version, questions=[text] * len(scored), paraphrases=[s.text for s in scored])
+    chosen = _round_robin(scored, limit)
+    judged = judge_evaluate_pairs(version=version, questions=[text] * len(chosen),
+                                  paraphrases=[scored[i].text for i in chosen])
+    results: list[dict[str, Any] | None] = [None] * len(scored)
+    for i, result in zip(chosen, judged):
+        results[i] = result
     return version, handout_floor(version), results
+
+
+def _round_robin(scored: Sequence[_Scored], limit: int) -> list[int]:
+    """Indices of up to ``limit`` candidates, one generator after another in turn (each generator's
+    candidates in the order it made them); all of them when ``limit`` is 0 or not exceeded."""
+    if not limit or len(scored) <= limit:
+        return list(range(len(scored)))
+    queues: dict[str, list[int]] = {}
+    for i, item in enumerate(scored):
+        queues.setdefault(item.generator, []).append(i)
+    picked: list[int] = []
+    while len(picked) < limit:
+        for queue in queues.values():
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return sorted(picked)
 
 
 def _with_probability_as_sigma(item: _Scored) -> _Scored:

@@ -103,6 +103,8 @@ TABLE = [
     ("post", "api-model-calibrate", "paraqd", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),
     ("post", "api-model-calibrate", "judge", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("post", "api-model-calibrate", "pap", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 404}),
+    # Refitting the deciding judge on gold labels: no numeracy-aware judge decides in this fixture (409).
+    ("post", "api-judge-refit", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     # Generation (staff only; the member of a dataset is an annotator all the same).
     ("post", "api-dataset-generate", "dataset", "", lambda: {"generators": ["reorder"], "per_problem": 1}, "json",
      {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 202}),

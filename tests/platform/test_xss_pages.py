@@ -305,6 +305,7 @@ class PageCoverageTests(TestCase):
         "logout": "POST only; redirects to the login page",
         "model-retrain": "POST only; redirects to the models page (opened) with a fixed message",
         "model-calibrate": "POST only; redirects to the models page (opened) with a fixed message",
+        "judge-refit": "POST only; redirects to the models page (opened) with the refit's numbers and reason",
         "healthz": "JSON for load balancers, no user text",
     }
 

@@ -95,7 +95,7 @@ class HandoutTests(ShippedJudgeOn, TestCase):
 
         made = [GeneratedCandidate(text=CLEAN, generator="synonym", prompt=""),
                 GeneratedCandidate(text=BROKEN, generator="synonym", prompt=""),
-                GeneratedCandidate(text=BROKEN.replace("$700", "$900"), generator="synonym", prompt="")]
+                GeneratedCandidate(text=CLEAN.replace("$700", "$900"), generator="synonym", prompt="")]
         with mock.patch("ml.generation.generate", return_value=(made, {})):
             result = paraphrase_variants(text=PROBLEM, k=3, generators=["synonym"])
         texts = [v["text"] for v in result["variants"]]
@@ -103,7 +103,11 @@ class HandoutTests(ShippedJudgeOn, TestCase):
         self.assertEqual(result["rejected"], 2)
         self.assertRegex(result["message"], r"^1 variant passed the check; 2 candidates were rejected: ")
         self.assertEqual(sum(result["rejected_reasons"].values()), 2)
+        # Each rejection is counted under the check that counts most against it: the changed number
+        # under "numbers", the wrong-sense "sake" under one of the English checks.
         self.assertIn("numbers", result["rejected_reasons"])
+        self.assertTrue(set(result["rejected_reasons"]) - {"numbers"} <= {"fluency", "word choice", "quantity words",
+                                                                          "similarity", "question"})
 
 
 def gold_pairs(n_problems: int, *, offset: int = 0) -> list[ValidationPair]:
@@ -115,6 +119,20 @@ def gold_pairs(n_problems: int, *, offset: int = 0) -> list[ValidationPair]:
         bad = f"Tom has {i + 3} apples and buys some more at the market. How many apples does Tom have now?"
         pairs += [ValidationPair(2 * i, q, good, True, "human"), ValidationPair(2 * i + 1, q, bad, False, "human")]
     return pairs
+
+
+class JudgeLimitTests(ShippedJudgeOn, TestCase):
+    def test_paraphrase_reads_at_most_the_limit_round_robin_over_generators(self):
+        from ml.generation import GeneratedCandidate
+
+        made = [GeneratedCandidate(text=CLEAN, generator="reorder", prompt="")]
+        made += [GeneratedCandidate(text=CLEAN.replace("interest,", f"interest (case {i}),"), generator="synonym",
+                                    prompt="") for i in range(5)]
+        with override_settings(PARALAB_JUDGE_MAX_CANDIDATES=3), \
+                mock.patch("ml.generation.generate", return_value=(made, {})):
+            result = paraphrase_variants(text=PROBLEM, k=3, generators=["reorder", "synonym"])
+        self.assertEqual(result["rejected_reasons"].get("not checked"), 3)
+        self.assertIn(CLEAN, [v["text"] for v in result["variants"]])  # the lone reorder output was read
 
 
 class RefitTests(ShippedJudgeOn, TestCase):
@@ -163,6 +181,26 @@ class RefitTests(ShippedJudgeOn, TestCase):
         from modelhub.kinds.judge.service import load_judge
 
         self.assertNotEqual(load_judge(refit).weights, load_judge(active).weights)
+
+    def test_beat_refits_once_enough_new_gold_arrived(self):
+        from modelhub.calibration import recalibrate_check
+
+        dataset = make_dataset("beat-gold")
+        for i in range(2):
+            problem = make_problem(dataset, f"Ann has {i + 2} pens and buys {i + 4} more. How many pens does Ann have?",
+                                   split=Problem.Split.DEV)
+            make_gold(make_candidate(problem, f"Ann buys {i + 4} more pens; she had {i + 2}. How many pens does Ann have?",
+                                     generator="reorder"), valid=True, source=GoldLabel.Source.AGREEMENT)
+            make_gold(make_candidate(problem, "Ann has some pens and buys more. How many pens does Ann have?",
+                                     generator="reorder"), valid=False, source=GoldLabel.Source.AGREEMENT)
+        with override_settings(PARALAB_JUDGE_REFIT_EVERY=0):
+            self.assertNotIn("refit", recalibrate_check())
+        with override_settings(PARALAB_JUDGE_REFIT_EVERY=4):
+            done = recalibrate_check()
+        self.assertIn("refit", done)
+        refit = done["refit"]
+        # Four gold labels: either too few of both classes on the learning side, or too little held out.
+        self.assertTrue("skipped" in refit or "not enough gold to decide" in refit["reason"], refit)
 
     def test_refit_without_gold_of_both_classes_is_refused(self):
         with self.assertRaisesRegex(RefitError, "valid and invalid"):

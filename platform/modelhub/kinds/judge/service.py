@@ -150,7 +150,10 @@ def encoder_of(version: ModelVersion) -> str:
 
 def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], paraphrases: Sequence[str]) -> list[dict]:
     """Per pair: ``raw`` (classifier output), ``probability`` (calibrated), ``valid`` (at the
-    version's threshold), ``cosine`` and ``checks`` (the explanation)."""
+    version's threshold), ``cosine``, ``checks`` (the explanation), ``features`` and ``objection``
+    (the check that counts most against the pair, None when none does)."""
+    from ml.judge.numeracy_judge import main_objection
+
     judge = load_judge(version)
     features = pair_features(encoder_path=encoder_of(version), questions=questions, paraphrases=paraphrases,
                              fluency_lm=judge.fluency_lm, llm=(version.params or {}).get("llm") if judge.llm else None,
@@ -161,7 +164,8 @@ def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], par
     probabilities = judge.probability(features)
     return [
         {"raw": r, "probability": p, "valid": p > judge.threshold, "cosine": f.values["cosine"],
-         "checks": judge.explain(f, probability=p), "features": f.values}
+         "checks": judge.explain(f, probability=p), "features": f.values,
+         "objection": main_objection(judge.contributions(f))}
         for r, p, f in zip(raw, probabilities, features)
     ]
 
