@@ -203,6 +203,10 @@ def main() -> None:
                              "agreement with the people's labels on the AQUA_test pairs mixed in are reported")
     parser.add_argument("--blind-sample", type=int, default=100,
                         help="unlabelled handed-out variants per selection put in the blind batch (a random sample)")
+    parser.add_argument("--arms", default="judge,paper",
+                        help="which selections to run (judge, paper); the others are read from --work")
+    parser.add_argument("--blind-dir", type=Path, default=None,
+                        help="folder of the blind batch the --blind passes labelled (default: --work)")
     parser.add_argument("--reuse", action="store_true", help="re-read the arms' outputs in --work instead of running")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
@@ -217,12 +221,13 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     arms = {"judge": True, "paper": False}
     started = time.perf_counter()
+    run = {a.strip() for a in args.arms.split(",") if a.strip()}
     for name, judge in arms.items():
         path = args.work / f"{name}.jsonl"
-        if not args.reuse:
+        if not args.reuse and name in run:
             print(f"arm {name}: {len(problems)} problems", flush=True)
             run_arm(problems, k=args.k, judge=judge, out=path)
-    blind, agreement = read_blind(args.work, args.blind or [])
+    blind, agreement = read_blind(args.blind_dir or args.work, args.blind or [])
     results = {}
     unlabelled_by_arm: dict[str, list[dict]] = {}
     for name in arms:

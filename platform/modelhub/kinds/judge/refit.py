@@ -14,16 +14,9 @@ Staff start it from ``/models/`` (``POST models/judge/refit/``) or ``manage.py r
 from __future__ import annotations
 
 import logging
-import shutil
-import uuid
 import zlib
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
 
 from modelhub.models import ModelVersion
 
@@ -110,33 +103,17 @@ def judge_refit(
 
 
 def _register(judge, *, base: ModelVersion, result: dict[str, Any], user) -> ModelVersion:
-    """Save ``judge`` into a new version folder and register it (a candidate), carrying the base's
-    parameters and calibration (with its handout floor) until it is recalibrated."""
+    """Save ``judge`` as a new version (a candidate), carrying the base's parameters and calibration
+    (with its handout floor) until it is recalibrated."""
     from modelhub.services import modelversion_create
 
-    root = Path(settings.MODEL_DIR) / ModelVersion.Kind.JUDGE
-    root.mkdir(parents=True, exist_ok=True)
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
-    final: Path | None = None
-    try:
-        judge.save(partial)
-        with transaction.atomic():
-            params = {k: v for k, v in (base.params or {}).items() if k != "shipped"}
-            version = modelversion_create(
-                kind=ModelVersion.Kind.JUDGE, base_model=base.base_model, artifact_path="",
-                training_data={**(base.training_data or {}), "gold_refit": result["train"]},
-                params={**params, "refit_of": base.pk},
-                metrics={"calibration": (base.metrics or {}).get("calibration"), "gate": dict(result)},
-                created_by=user, name=f"judge v{base.pk} refit on {result['train']} gold labels"[:128],
-            )
-            final = root / f"v{version.pk}-{stamp}"
-            partial.rename(final)
-            version.artifact_path = str(final)
-            version.save(update_fields=["artifact_path"])
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        if final is not None:
-            shutil.rmtree(final, ignore_errors=True)
-        raise
-    return version
+    from .service import judge_save_version
+
+    params = {k: v for k, v in (base.params or {}).items() if k != "shipped"}
+    return judge_save_version(judge, lambda: modelversion_create(
+        kind=ModelVersion.Kind.JUDGE, base_model=base.base_model, artifact_path="",
+        training_data={**(base.training_data or {}), "gold_refit": result["train"]},
+        params={**params, "refit_of": base.pk},
+        metrics={"calibration": (base.metrics or {}).get("calibration"), "gate": dict(result)},
+        created_by=user, name=f"judge v{base.pk} refit on {result['train']} gold labels"[:128],
+    ))

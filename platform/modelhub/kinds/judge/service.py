@@ -278,40 +278,22 @@ def judge_train(
             llm_rejected = judge.drop_llm()
             logger.info("judge: the LLM check %s left out (out-of-fold AUC %.3f, classifier alone %.3f)",
                         llm_rejected["model"], llm_rejected["cv_auc"], llm_rejected["classifier_auc"])
-    root = Path(settings.MODEL_DIR) / KIND
-    root.mkdir(parents=True, exist_ok=True)
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
-    final: Path | None = None
-    try:
-        judge.save(partial)
-        training = {"seconds": round(time.monotonic() - started, 3), "pairs": len(pairs), "valid": sum(labels),
-                    "weights": dict(zip(judge.feature_names, judge.weights))}
-        for key, stack in (("llm_stack", judge.llm_stack and {"model": judge.llm, **judge.llm_stack}),
-                           ("llm_rejected", llm_rejected)):
-            if stack:
-                training[key] = {"model": stack["model"], "pairs": stack["pairs"],
-                                 "weights": dict(zip(("classifier", "llm"), stack["weights"])),
-                                 **{k: stack[k] for k in ("cv_auc", "classifier_auc", "helps") if k in stack}}
-        with transaction.atomic():
-            version = modelversion_create(
-                kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
-                training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
-                params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
-                        "fluency_lm": lm, "monotone": monotone, "llm": llm if judge.llm else None,
-                        "english": english},
-                metrics={"training": training}, job=job, created_by=user,
-                name=f"judge on {', '.join(dataset_names)}"[:128],
-            )
-            final = root / f"v{version.pk}-{stamp}"
-            partial.rename(final)
-            version.artifact_path = str(final)
-            version.save(update_fields=["artifact_path"])
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        if final is not None:
-            shutil.rmtree(final, ignore_errors=True)
-        raise
+    training = {"seconds": round(time.monotonic() - started, 3), "pairs": len(pairs), "valid": sum(labels),
+                "weights": dict(zip(judge.feature_names, judge.weights))}
+    for key, stack in (("llm_stack", judge.llm_stack and {"model": judge.llm, **judge.llm_stack}),
+                       ("llm_rejected", llm_rejected)):
+        if stack:
+            training[key] = {"model": stack["model"], "pairs": stack["pairs"],
+                             "weights": dict(zip(("classifier", "llm"), stack["weights"])),
+                             **{k: stack[k] for k in ("cv_auc", "classifier_auc", "helps") if k in stack}}
+    version = judge_save_version(judge, lambda: modelversion_create(
+        kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
+        training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
+        params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
+                "fluency_lm": lm, "monotone": monotone, "llm": llm if judge.llm else None, "english": english},
+        metrics={"training": training}, job=job, created_by=user,
+        name=f"judge on {', '.join(dataset_names)}"[:128],
+    ))
     if calibrate:
         try:
             version_calibrate(version=version, method=method, progress=scaled_progress(progress, 0.9, 0.98))
@@ -322,6 +304,31 @@ def judge_train(
     version.refresh_from_db()
     if progress:
         progress(1.0, f"judge version {version.pk} ({version.status}) from {len(pairs)} pairs")
+    return version
+
+
+def judge_save_version(judge: NumeracyJudge, create) -> ModelVersion:
+    """Save ``judge`` into a fresh version folder (``MODEL_DIR/judge/v<id>-<stamp>``) and register
+    it with ``create()`` (which makes the ``ModelVersion`` row), all or nothing: the folder is
+    written as ``.partial-*`` first and renamed once the row exists; on any failure both go."""
+    root = Path(settings.MODEL_DIR) / KIND
+    root.mkdir(parents=True, exist_ok=True)
+    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
+    final: Path | None = None
+    try:
+        judge.save(partial)
+        with transaction.atomic():
+            version = create()
+            final = root / f"v{version.pk}-{stamp}"
+            partial.rename(final)
+            version.artifact_path = str(final)
+            version.save(update_fields=["artifact_path"])
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        if final is not None:
+            shutil.rmtree(final, ignore_errors=True)
+        raise
     return version
 
 
