@@ -315,9 +315,10 @@ def step_neural(ctx: DemoContext) -> str:
 
 # The demo, in order.
 def step_judge(ctx: DemoContext) -> str:
-    """An active, calibrated judge from the first minute: the packaged encoder registered as the
-    first ParaQD version and calibrated on the reviewed pairs' agreement gold labels, so the
-    uncertainty queue, "Gold vs the active judge" and the variants export work at once."""
+    """An active, calibrated judge from the first minute: the shipped judge that ``migrate``
+    registered (``modelhub.kinds.judge.shipped``); with ``PARALAB_SHIPPED_JUDGE=0``, the packaged
+    encoder registered as the first ParaQD version and calibrated on the reviewed pairs' agreement
+    gold labels. The uncertainty queue, "Gold vs the active judge" and the variants export work at once."""
     from modelhub.calibration import judge_bootstrap
 
     result = judge_bootstrap(user=ctx.staff)

@@ -224,7 +224,8 @@ def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, 
 class _Judged:
     """What the deciding judge made of a problem's candidates: the picks (indices into the scored
     list, selection order), the judge's per-candidate results (None when ParaQD decides), which
-    passed the handout floor, and why the others were rejected (first failed check, counted)."""
+    passed the handout floor, and why the others were rejected (the check that counts most against
+    each, counted)."""
 
     picks: list[int]
     results: list[dict[str, Any]] | None
