@@ -66,6 +66,27 @@ class ShippedJudgeTests(ShippedJudgeOn, TestCase):
         call_command("migrate", verbosity=0)
         self.assertEqual(ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE).count(), before)
 
+    def test_its_files_are_a_copy_and_a_new_build_replaces_an_earlier_shipped_judge_only(self):
+        from pathlib import Path
+
+        from modelhub.kinds.judge.shipped import SHIPPED_DIR
+
+        first = decision_version()
+        folder = Path(first.artifact_path)
+        self.assertNotEqual(folder.resolve(), SHIPPED_DIR.resolve())
+        self.assertEqual((folder / "judge.json").read_bytes(), (SHIPPED_DIR / "judge.json").read_bytes())
+        # As if the deciding version had been installed from an earlier build: the new build takes over.
+        ModelVersion.objects.filter(pk=first.pk).update(params={**first.params, "shipped": "an-earlier-build"})
+        second = judge_install_shipped()
+        self.assertNotEqual(second.pk, first.pk)
+        self.assertEqual(decision_version().pk, second.pk)
+        # A judge refitted on gold (no "shipped" mark) keeps deciding when another build arrives.
+        ModelVersion.objects.filter(pk=second.pk).update(params={k: v for k, v in second.params.items()
+                                                                 if k != "shipped"})
+        third = judge_install_shipped()
+        self.assertEqual(decision_version().pk, second.pk)
+        self.assertEqual(ModelVersion.objects.get(pk=third.pk).status, ModelVersion.Status.CANDIDATE)
+
     def test_the_variants_export_refuses_a_hand_made_broken_candidate(self):
         dataset = make_dataset("shipped-export")
         problem = make_problem(dataset, PROBLEM)

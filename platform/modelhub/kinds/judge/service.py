@@ -145,7 +145,10 @@ def encoder_of(version: ModelVersion) -> str:
     """The encoder a judge version was trained with (its ``params``), else the configured base."""
     from modelhub.kinds.paraqd import base_encoder_path
 
-    return (version.params or {}).get("encoder_path") or base_encoder_path()
+    path = (version.params or {}).get("encoder_path")
+    if path and str(path).startswith("packaged:"):  # a packaged encoder by name (the shipped judge)
+        return base_encoder_path(path)
+    return path or base_encoder_path()
 
 
 def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], paraphrases: Sequence[str]) -> list[dict]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,13 @@ def _digest() -> str:
 
 
 def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | None:
-    """Register the shipped judge (once per parameter file) and, when no judge decides yet (or with
-    ``activate=True``), activate it. Returns the version; None when ``PARALAB_SHIPPED_JUDGE`` is off."""
+    """Register the shipped judge (once per parameter file: its files are copied into
+    ``MODEL_DIR/judge/shipped-<digest>``, so a version never changes under its id) and activate it
+    when no judge decides yet, or when the one deciding is an earlier shipped judge (``activate``
+    True/False forces either). Returns the version; None when ``PARALAB_SHIPPED_JUDGE`` is off."""
     from ml.judge import NumeracyJudge
 
     from modelhub.judging import decision_version
-    from modelhub.kinds.paraqd import base_encoder_path
     from modelhub.services import modelversion_activate, modelversion_create
 
     if not settings.PARALAB_SHIPPED_JUDGE:
@@ -51,12 +53,19 @@ def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | Non
         if version is None:
             judge = NumeracyJudge.load(SHIPPED_DIR)  # refuses a file of another format
             card = shipped_card()
+            folder = Path(settings.MODEL_DIR) / ModelVersion.Kind.JUDGE / f"shipped-{digest[:16]}"
+            if not (folder / "judge.json").is_file():
+                partial = folder.with_name(folder.name + ".partial")
+                shutil.rmtree(partial, ignore_errors=True)
+                shutil.copytree(SHIPPED_DIR, partial)
+                partial.replace(folder)
             calibration = {**judge.calibration.to_dict(), "handout_floor": card.get("handout_floor"),
                            "fitted_on": "labels/aqua_dev_candidates_val.csv (grouped out-of-fold scores)"}
             version = modelversion_create(
-                kind=ModelVersion.Kind.JUDGE, base_model=card.get("encoder", ""), artifact_path=str(SHIPPED_DIR),
+                kind=ModelVersion.Kind.JUDGE, base_model=card.get("encoder", ""), artifact_path=str(folder),
                 training_data={"datasets": judge.trained_on.get("datasets", []), "pairs": judge.trained_on.get("pairs")},
-                params={"encoder_path": base_encoder_path(card.get("encoder")), "fluency_lm": judge.fluency_lm,
+                # The encoder by name ("packaged:…"), resolved where the judge is loaded.
+                params={"encoder_path": card.get("encoder"), "fluency_lm": judge.fluency_lm,
                         "english": judge.english, "monotone": judge.monotone, "shipped": digest, "llm": None},
                 metrics={"calibration": calibration, "card": {k: card[k] for k in
                                                               ("built", "labelled_candidates_grouped_cv", "aqua_test")
@@ -64,7 +73,10 @@ def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | Non
                 name=f"shipped judge ({card.get('built', '')})",
             )
             logger.info("shipped judge registered as version %s", version.pk)
-    if activate or (activate is None and decision_version() is None):
+    deciding = decision_version()
+    earlier_shipped = (deciding is not None and deciding.pk != version.pk
+                       and bool((deciding.params or {}).get("shipped")))
+    if activate or (activate is None and (deciding is None or earlier_shipped)):
         version = modelversion_activate(version=version)
     return version
 
