@@ -168,6 +168,8 @@ def svg(curves: dict[str, list[dict]], key: str, title: str) -> str:
              f'<line x1="{pad}" y1="{height - pad}" x2="{width - 10}" y2="{height - pad}" stroke="#333"/>',
              f'<line x1="{pad}" y1="{height - pad}" x2="{pad}" y2="24" stroke="#333"/>',
              f'<text x="{width // 2}" y="{height - 8}">labels</text>',
+             f'<text x="{pad}" y="{height - pad + 14}">0</text>',
+             f'<text x="{width - 30}" y="{height - pad + 14}">{x_max}</text>',
              f'<text x="4" y="{height - pad}">{y_lo:.2f}</text><text x="4" y="30">{y_hi:.2f}</text>']
 
     def px(x, y):
@@ -178,7 +180,7 @@ def svg(curves: dict[str, list[dict]], key: str, title: str) -> str:
         line = " ".join(f"{x:.1f},{y:.1f}" for x, y in coords)
         colour = colours.get(name, "#2ca02c")
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{line}"/>')
-        parts.append(f'<text x="{width - 120}" y="{40 + 14 * i}" fill="{colour}">{name}</text>')
+        parts.append(f'<text x="{width - 120}" y="{height - pad - 30 + 14 * i}" fill="{colour}">{name}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
