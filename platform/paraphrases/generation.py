@@ -533,12 +533,10 @@ def paraphrase_variants(
     scored = _score(text, generated, model) if generated else []
     judged = _judged_select(selector, text, scored, k, model=model, limit=settings.PARALAB_JUDGE_MAX_CANDIDATES)
     pool = judged.passed
-    picks = judged.picks
-    if not picks:
-        ranked = {i: (_with_probability_as_sigma(scored[i]) if judged.results is not None else scored[i]) for i in pool}
-        picks = sorted(pool, key=lambda i: -ranked[i].scores["PQI"])[:k]
-    judged_pqi = {i: (_with_probability_as_sigma(scored[i]).scores["PQI"] if judged.results is not None
-                      else scored[i].scores["PQI"]) for i in picks}
+    # PQI as selection saw it (σ = the judge's probability when a judge decides), computed once.
+    judged_pqi = {i: (_with_probability_as_sigma(scored[i]) if judged.results is not None else scored[i]).scores["PQI"]
+                  for i in pool}
+    picks = judged.picks or sorted(pool, key=lambda i: -judged_pqi[i])[:k]
     chosen = sorted(picks, key=lambda i: -judged_pqi[i])
     spacy_model = settings.PARALAB_SPACY_MODEL
     variants = []
