@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/paralab
 
-.PHONY: install demo test test-fast services browser wordnet llm-judge mpnet check clean
+.PHONY: install demo test test-fast services browser wordnet llm llm-judge mpnet check clean
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ browser:
 # WordNet 3.0 from Debian's packages, copied where NLTK reads it (the synonym generators).
 wordnet:
 	bash scripts/wordnet.sh var/nltk_data
+
+# Optional: the instruct-LLM generator (llama-cpp-python compiles llama.cpp, ~10 min on 2 cores; the
+# GGUF model is the one llm-judge assembles). Never in CI.
+llm: install
+	$(PIP) install -q ".[llm]"
+	bash scripts/llm_judge.sh
+	@echo "llm: set PARALAB_LLM_DIR=$(CURDIR)/var/models PARALAB_LLM_FILE=qwen2.5-coder-1.5b-instruct.gguf"
 
 # Optional: Qwen2.5-1.5B-Instruct for the judge's LLM check (1.1 GB; scripts/llm_judge.sh checks its SHA-256).
 llm-judge: install

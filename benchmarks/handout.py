@@ -34,8 +34,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
+
+from blind import make_blind_batch, read_blind  # noqa: E402
 
 
 def labels() -> dict[tuple[str, str], dict]:
@@ -121,68 +124,6 @@ def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
         "p90_seconds": statistics.quantiles(seconds[1:], n=10)[-1] if len(seconds) > 2 else None,
         "by_generator": {g: (sum(v) / len(v), len(v)) for g, v in sorted(per_generator.items())},
     }
-
-
-AQUA_CHECKS = 12  # AQUA_test pairs (people's labels) mixed into every blind batch
-
-
-def make_blind_batch(work: Path, rows: list[dict], seed: int = 3407) -> None:
-    """A shuffled batch for blind labelling (no generator, no source): the unlabelled handed-out
-    variants plus AQUA_test pairs whose people's labels check each pass. The key stays beside it."""
-    import random
-
-    rng = random.Random(seed)
-    test = list(csv.DictReader(open(DATA / "paraqd" / "AQUA_test.csv", newline="", encoding="utf-8")))
-    checks = rng.sample(test, AQUA_CHECKS)
-    items = [{"original": r["problem"], "rewrite": r["variant"], "source": "handout", "gold": ""} for r in rows]
-    items += [{"original": r["question"], "rewrite": r["augmented"], "source": "aqua_test", "gold": r["final_label"]}
-              for r in checks]
-    rng.shuffle(items)
-    with (work / "blind_batch.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["id", "original", "rewrite"])
-        writer.writeheader()
-        writer.writerows({"id": i, "original": r["original"], "rewrite": r["rewrite"]} for i, r in enumerate(items))
-    with (work / "blind_key.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["id", "source", "gold"])
-        writer.writeheader()
-        writer.writerows({"id": i, "source": r["source"], "gold": r["gold"]} for i, r in enumerate(items))
-
-
-def read_blind(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, str], bool], list[str]]:
-    """Blind labels of the batch's handout rows (valid only when every pass says valid) and lines
-    reporting the passes' agreement (Cohen's kappa) and their agreement with people on AQUA_test."""
-    from sklearn.metrics import cohen_kappa_score
-
-    if not passes:
-        return {}, []
-    batch = {r["id"]: r for r in csv.DictReader(open(work / "blind_batch.csv", newline="", encoding="utf-8"))}
-    key = {r["id"]: r for r in csv.DictReader(open(work / "blind_key.csv", newline="", encoding="utf-8"))}
-    said = []
-    for path in passes:
-        rows = {r["id"]: r["valid"].strip() in ("1", "true", "yes") for r in csv.DictReader(open(path, newline="",
-                                                                                                  encoding="utf-8"))}
-        missing = set(batch) - set(rows)
-        if missing:
-            raise SystemExit(f"{path}: no label for {len(missing)} batch rows (e.g. id {sorted(missing)[0]})")
-        said.append(rows)
-    ids = sorted(batch, key=int)
-    lines = []
-    for i in range(len(said)):
-        for j in range(i + 1, len(said)):
-            a, b = [int(said[i][x]) for x in ids], [int(said[j][x]) for x in ids]
-            agree = sum(x == y for x, y in zip(a, b)) / len(ids)
-            lines.append(f"Blind passes {i + 1} and {j + 1}: agree on {100 * agree:.0f} % of {len(ids)} rows, "
-                         f"Cohen's kappa {cohen_kappa_score(a, b):.2f}.")
-    checks = [x for x in ids if key[x]["source"] == "aqua_test"]
-    for i, rows in enumerate(said):
-        hits = sum(int(rows[x]) == int(key[x]["gold"]) for x in checks)
-        lines.append(f"Pass {i + 1} against people's labels on {len(checks)} AQUA_test pairs mixed in blind: "
-                     f"{hits} of {len(checks)} agree.")
-    labels = {}
-    for x in ids:
-        if key[x]["source"] == "handout":
-            labels[(batch[x]["original"].strip(), batch[x]["rewrite"].strip())] = all(rows[x] for rows in said)
-    return labels, lines + [""]
 
 
 def fmt(v, pct=True):

@@ -33,6 +33,7 @@ from .registry import (
     generate,
     generator_seed,
     get_generator,
+    is_default,
     register,
     warm_up,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "SynonymConfig",
     "SynonymGenerator",
     "available_generators",
+    "is_default",
     "combine_prompts",
     "entity_groups",
     "generate",

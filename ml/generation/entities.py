@@ -1,5 +1,6 @@
 """Named-entity substitution (paper 002 §3.3.2): people, places and organisations replaced by
-others of the same kind, CONSISTENTLY: every mention of one entity gets the same new name ("Maya …
+others of the same kind (a place or organisation only when its name is written out and does not
+read as a person or a label such as a vertex "BC"), CONSISTENTLY: every mention of one entity gets the same new name ("Maya …
 she … Maya" -> "Priya … she … Priya"), two entities never get the same one, and a person keeps the
 gender the pronouns give them (the pronouns themselves are not touched). Possessives stay
 ("Maya's" -> "Priya's"); a title stays and only the surname changes ("Mr. Brown" -> "Mr. Khan").
@@ -20,7 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..nlp import DEFAULT_SPACY_MODEL, named_entities
+from ..nlp import DEFAULT_SPACY_MODEL, named_entities, parse
 from ..operators.base import replace_spans
 from ..operators.replacement_lists import ENTITY_REPLACEMENTS
 from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_quantities
@@ -68,6 +69,31 @@ def entity_groups(
     return sorted(groups, key=lambda g: g[2][0][0])
 
 
+_PERSONAL_PRONOUNS = re.compile(r"\b(he|she|his|her|him|hers|himself|herself)\b", re.IGNORECASE)
+
+
+def _replaceable_place(surface: str, text: str, spacy_model: str) -> bool:
+    """A place or organisation that can safely get another name: a written-out name of four or
+    more letters with lower-case letters in it (not "BC" or "ABE", vertex names; not "p.a."), no
+    digits, and not what reads as a person (a name the person lists know, or the subject of the
+    problem's he/she: "Blue Ocean Shipping shared some stickers … he")."""
+    words = surface.split()
+    letters = [c for c in surface if c.isalpha()]
+    if len(letters) < 4 or not any(c.islower() for c in surface) or any(c.isdigit() or c == "." for c in surface):
+        return False
+    if any(len(w) == 1 for w in words) or words[0] in _KNOWN_GIVEN_NAMES:
+        return False
+    if _PERSONAL_PRONOUNS.search(text):
+        doc = parse(text, spacy_model)
+        for token in doc:
+            if token.text == words[-1] and token.dep_ in ("nsubj", "nsubjpass", "poss"):
+                return False
+    return True
+
+
+_KNOWN_GIVEN_NAMES = frozenset(FEMALE_NAMES + MALE_NAMES + UNISEX_NAMES)
+
+
 def _pool(gender: str | None) -> tuple[str, ...]:
     if gender == "female":
         return FEMALE_NAMES
@@ -103,6 +129,10 @@ class EntitySubstitutionGenerator:
         groups = entity_groups(text, model)
         if not groups:
             raise NotApplicable("no named entity", operator=self.name)
+        groups = [g for g in groups if g[1] == "PERSON" or _replaceable_place(g[0], text, model)]
+        if not groups:
+            raise NotApplicable("no name that can be replaced safely (places and organisations need a written-out "
+                                "name that does not read as a person)", operator=self.name)
         genders = person_genders(text, model)
         candidates = []
         for _ in range(2 * self.max_candidates):

@@ -1,9 +1,16 @@
-"""Optional baseline: a few-shot instruct LLM asked to rewrite the problem (what a teacher would
-otherwise reach for). Never a default and never in CI: it runs only when
-``GenerationResources.llm_dir`` and ``llm_file`` name an existing GGUF file (METHODS.md: e.g.
-Qwen2.5-Coder-1.5B-Instruct, 5-7 s a problem on this CPU; SmolLM2-135M-Instruct for a smoke test),
-loaded by transformers with ``gguf_file`` (needs the ``gguf`` package). The rewrite must keep
-every number, unit and named entity, else the generator refuses.
+"""An offline instruct LLM as a generator (what a teacher would otherwise reach for): a few-shot
+chat prompt, GGUF inference on the CPU with ``llama-cpp-python`` (quantized, no dequantizing into
+a framework), several sampled rewrites, each decoded under the platform's number constraints.
+
+Decoding: :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor` runs at every step, so a
+digit is written only where it copies a number of the problem, each number at most as often as
+the problem writes it, and the rewrite may not end while a number is unwritten. What comes out is
+checked like every other generator's output (:func:`require_same_problem`: numbers, units and
+names kept) and refused otherwise.
+
+Optional and never a CI default: it runs only when ``GenerationResources.llm_dir``/``llm_file``
+name a GGUF file and ``llama_cpp`` is installed (``make llm``: Qwen2.5-Coder-1.5B-Instruct,
+1.1 GB). Seconds per variant and the valid share are in ``docs/results/handout.md``.
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ from .base import (
     GenerationResources,
     GeneratorUnavailable,
     NotApplicable,
+    candidates_or_refuse,
     require_same_problem,
 )
 
@@ -28,51 +36,92 @@ __all__ = ["FEW_SHOT", "SYSTEM_PROMPT", "InstructLLMConfig", "InstructLLMGenerat
 
 logger = logging.getLogger(__name__)
 
-SYSTEM_PROMPT = ("You rewrite math word problems. Rewrite the problem in different words and sentence order. "
-                 "Never solve it, never add or remove information, keep every number, unit and name exactly. "
-                 "Answer with the rewritten problem only.")
+SYSTEM_PROMPT = (
+    "You rewrite math word problems for a teacher who needs another version of the same problem. "
+    "Rewrite it in different words and a different sentence order, in plain, natural English. "
+    "Keep every number exactly as written, every unit and every name, and ask for exactly the same "
+    "quantity. Never solve the problem, never add or drop information, never add a comment. "
+    "Answer with the rewritten problem only.")
 FEW_SHOT = (
     ("Lucy has an aquarium with 5 fish. She wants to buy 1 more fish. How many fish would Lucy have then?",
      "If Lucy, who keeps 5 fish in her aquarium, buys 1 more fish, how many fish will she have?"),
     ("A train covers 300 km in 5 hours. What is its speed in km/h?",
      "What is the speed, in km/h, of a train that travels 300 km in 5 hours?"),
+    ("A shopkeeper sells a shirt for $40 and makes a profit of 25%. What did the shirt cost him?",
+     "A shirt sold by a shopkeeper for $40 gives him a 25% profit. How much did he pay for the shirt?"),
 )
 _LEAD = re.compile(r"^\s*(?:rewritten problem|rewritten|paraphrase|answer)\s*:\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class InstructLLMConfig:
-    """max_new_tokens: cap of the generated length (also bounded by 2x the problem's tokens + 32)."""
+    """samples: rewrites drawn per problem (temperature, top_p); max_new_tokens: cap of a
+    rewrite's length (also bounded by 2x the problem's tokens + 32); n_ctx and threads: llama.cpp's
+    context and CPU threads (0: every core); constrained: decode under the number constraints."""
 
+    samples: int = 3
+    temperature: float = 0.7
+    top_p: float = 0.95
     max_new_tokens: int = 256
+    n_ctx: int = 2048
+    threads: int = 0
+    constrained: bool = True
 
     def __post_init__(self) -> None:
-        if self.max_new_tokens < 1:
-            raise ValueError("max_new_tokens must be >= 1")
+        if self.samples < 1 or self.max_new_tokens < 1 or self.n_ctx < 256:
+            raise ValueError("samples and max_new_tokens must be >= 1 and n_ctx >= 256")
+        if self.temperature < 0 or not 0 < self.top_p <= 1:
+            raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
 
 
 def llm_unavailable_reason(llm_dir: str | None, llm_file: str | None) -> str | None:
-    """Why the instruct LLM cannot run (None: the GGUF file exists and transformers can read it)."""
+    """Why the instruct LLM cannot run (None: the GGUF file exists and llama.cpp can read it)."""
     if not llm_dir or not llm_file:
-        return "no instruct LLM configured (set PARALAB_LLM_DIR and PARALAB_LLM_FILE to a GGUF model)"
+        return "no instruct LLM configured (run `make llm`, then set PARALAB_LLM_DIR and PARALAB_LLM_FILE)"
     path = os.path.join(os.path.expanduser(llm_dir), llm_file)
     if not os.path.isfile(path):
         return f"the instruct LLM file {path} does not exist"
-    if importlib.util.find_spec("gguf") is None:
-        return "the gguf package is not installed (transformers needs it to read GGUF files)"
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama-cpp-python is not installed (run `make llm`)"
     return None
 
 
 @lru_cache(maxsize=1)
-def _load(llm_dir: str, llm_file: str, device: str) -> tuple[Any, Any]:
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+def _load(path: str, n_ctx: int, threads: int) -> Any:
+    from llama_cpp import Llama
 
-    tokenizer = AutoTokenizer.from_pretrained(llm_dir, gguf_file=llm_file, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(llm_dir, gguf_file=llm_file, dtype=torch.float32,
-                                                 local_files_only=True).to(device).eval()
-    logger.info("loaded instruct LLM %s/%s on %s", llm_dir, llm_file, device)
-    return tokenizer, model
+    model = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1, verbose=False)
+    logger.info("loaded instruct LLM %s (llama.cpp)", path)
+    return model
+
+
+class _Tokenizer:
+    """What the number constraints read of a tokenizer (``len``, ``decode``), over llama.cpp's
+    vocabulary. One per model, so the constraints read the vocabulary once."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.size = int(model.n_vocab())
+
+    def __len__(self) -> int:
+        return self.size
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        return self.model.detokenize([int(i) for i in ids]).decode("utf-8", errors="ignore")
+
+
+@lru_cache(maxsize=1)
+def _tokenizer(path: str, n_ctx: int, threads: int) -> _Tokenizer:
+    return _Tokenizer(_load(path, n_ctx, threads))
+
+
+def _end_ids(model: Any) -> list[int]:
+    ids = {int(model.token_eos())}
+    for marker in (b"<|im_end|>", b"<|endoftext|>", b"<|eot_id|>"):
+        found = model.tokenize(marker, add_bos=False, special=True)
+        if len(found) == 1:
+            ids.add(int(found[0]))
+    return sorted(ids)
 
 
 def _messages(text: str) -> list[dict[str, str]]:
@@ -89,14 +138,54 @@ def _clean(output: str) -> str:
     return " ".join(first.split()).strip('"\u201c\u201d ')
 
 
+class _Processors(list):
+    """Logits processors applied in turn (what llama.cpp's LogitsProcessorList does), without
+    importing llama_cpp here."""
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        for processor in self:
+            scores = processor(input_ids, scores)
+        return scores
+
+
+def _number_processor(text: str, tokenizer: _Tokenizer, end_ids: list[int]) -> Any:
+    """The platform's number constraints as a llama.cpp logits processor (numpy in, numpy out).
+    llama.cpp passes every token so far; the first call comes before any generated token, so its
+    length is the prompt's."""
+    import numpy as np
+    import torch
+
+    from ..seq2seq.constraints import (
+        NumberCopyLogitsProcessor,
+        source_number_words,
+        source_numbers,
+        word_number_values,
+    )
+
+    built: list[NumberCopyLogitsProcessor] = []
+
+    def process(input_ids: Any, scores: Any) -> Any:
+        if not built:
+            built.append(NumberCopyLogitsProcessor(
+                tokenizer, [source_numbers(text)], offset=len(input_ids), beams=1, require_all=True,
+                eos_token_ids=end_ids, number_words=[source_number_words(text)], values=[word_number_values(text)]))
+        processor = built[0]
+        ids = torch.from_numpy(np.asarray(input_ids, dtype=np.int64)).unsqueeze(0)
+        logits = torch.from_numpy(np.array(scores, dtype=np.float32)).unsqueeze(0)
+        return processor(ids, logits)[0].numpy()
+
+    return process
+
+
 @dataclass(frozen=True)
 class InstructLLMGenerator:
-    """Few-shot instruct-LLM rewrite (greedy decoding: one candidate)."""
+    """Few-shot instruct-LLM rewrites: ``config.samples`` sampled rewrites under the number
+    constraints, each kept only if it is still the same problem."""
 
     name: str = "instruct_llm"
-    description: str = ("Few-shot instruct LLM (GGUF through transformers): 'rewrite, never solve, keep every "
-                        "number'; optional, never a default")
-    kind: str = "baseline"
+    description: str = ("Offline instruct LLM (GGUF on llama.cpp): sampled rewrites under the number "
+                        "constraints, checked like every other candidate; optional (make llm)")
+    kind: str = "neural"
     config: InstructLLMConfig = InstructLLMConfig()
 
     def unavailable_reason(self, resources: GenerationResources) -> str | None:
@@ -106,18 +195,30 @@ class InstructLLMGenerator:
         reason = self.unavailable_reason(resources)
         if reason is not None:
             raise GeneratorUnavailable(reason, generator=self.name)
-        import torch
-
-        tokenizer, model = _load(str(resources.llm_dir), str(resources.llm_file), resources.device)
-        inputs = tokenizer.apply_chat_template(_messages(text), add_generation_prompt=True, return_tensors="pt",
-                                               return_dict=True).to(model.device)
-        budget = min(self.config.max_new_tokens, 2 * len(tokenizer(text)["input_ids"]) + 32)
-        with torch.no_grad():
-            output = model.generate(**inputs, max_new_tokens=budget, do_sample=False,
-                                    pad_token_id=tokenizer.pad_token_id or tokenizer.eos_token_id)
-        rewrite = _clean(tokenizer.decode(output[0, inputs["input_ids"].shape[1]:], skip_special_tokens=True))
-        if not rewrite or rewrite.strip() == text.strip():
-            raise NotApplicable("the LLM returned nothing new", operator=self.name)
-        require_same_problem(text, rewrite, generator=self.name, spacy_model=resources.spacy_model)
-        return [GeneratedCandidate(rewrite, self.name, "", {"model": os.path.join(str(resources.llm_dir),
-                                                                                  str(resources.llm_file))})]
+        path = os.path.join(os.path.expanduser(str(resources.llm_dir)), str(resources.llm_file))
+        config = self.config
+        model = _load(path, config.n_ctx, config.threads)
+        messages = _messages(text)
+        budget = min(config.max_new_tokens, 2 * len(model.tokenize(text.encode(), add_bos=False)) + 32)
+        candidates, refusals = [], []
+        for _ in range(config.samples):
+            processors = None
+            if config.constrained:
+                processors = _Processors([_number_processor(
+                    text, _tokenizer(path, config.n_ctx, config.threads), _end_ids(model))])
+            out = model.create_chat_completion(
+                messages=messages, temperature=config.temperature, top_p=config.top_p, max_tokens=budget,
+                seed=rng.randrange(2 ** 31), logits_processor=processors)
+            rewrite = _clean(out["choices"][0]["message"]["content"] or "")
+            if not rewrite or rewrite.strip() == text.strip():
+                refusals.append("the LLM returned nothing new")
+                continue
+            try:
+                require_same_problem(text, rewrite, generator=self.name, spacy_model=resources.spacy_model)
+            except NotApplicable as exc:
+                refusals.append(exc.reason)
+                continue
+            candidates.append(GeneratedCandidate(rewrite, self.name, "", {
+                "model": os.path.basename(path), "constrained": config.constrained}))
+        reason = "; ".join(dict.fromkeys(refusals)) or "no rewrite"
+        return candidates_or_refuse(text, candidates, generator=self.name, reason=reason, limit=config.samples)

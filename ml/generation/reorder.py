@@ -47,6 +47,8 @@ def _thing_antecedent(text: str, facts_end: int, spacy_model: str) -> str | None
         if len(subjects) != 1:
             continue
         subject = subjects[0]
+        if subject.dep_ == "nsubjpass":
+            return None  # "a port is being left by a ship": the thing the facts are about is the agent
         if subject.tag_ != "NN" or subject.ent_type_:
             continue
         words = list(doc[subject.left_edge.i:subject.i + 1])
@@ -118,11 +120,13 @@ def _if_then(given_first: OperatorResult, text: str, spacy_model: str) -> str | 
     """"If <facts>, then <question>?" from given_that_reorder's "Given that <facts>, <question>?"
     (the facts joined by ", that"/"and that" become ", "/"and"); None when the question or a fact
     is itself conditional, or the output does not have the expected shape."""
-    out = given_first.text
+    full = given_first.text
     spans = sentence_spans(text, spacy_model)
     index = given_first.meta.get("question_sentence")
-    if index is None or not out.startswith("Given that "):
+    start = full.find("Given that ")
+    if index is None or start < 0 or (start > 0 and full[start - 1] != " "):
         return None
+    kept, out = full[:start], full[start:]
     if any(s.text.lower().startswith(("if ", "when ", "suppose ", "assume ")) or " if " in s.text.lower()
            for s in spans):
         return None
@@ -135,25 +139,32 @@ def _if_then(given_first: OperatorResult, text: str, spacy_model: str) -> str | 
     rest = out[boundary + 2:]
     # "…, then how many fish would Lucy have then?" says "then" twice.
     then = "" if re.search(r"\bthen\b", rest, re.IGNORECASE) else "then "
-    return f"If {facts}, {then}{rest}"
+    return f"{kept}If {facts}, {then}{rest}"
+
+
+# "Given that A and B, how many …?" at most: four-clause run-ons were rejected by people.
+MAX_CLAUSES = 3
 
 
 @dataclass(frozen=True)
 class ReorderGenerator:
     """Problem reordering: a facts-first candidate ("Given that" or "If … then", drawn) and a
-    question-first candidate with its pronouns resolved."""
+    question-first candidate with its pronouns resolved. At most ``max_clauses`` clauses are
+    joined into the question's sentence; earlier facts stay sentences of their own."""
 
     name: str = "reorder"
     description: str = ("Problem reordering (paper 002): 'Given that …, how many …?' / 'If … then …' and the "
                         "question first with its pronouns resolved")
     kind: str = "rule"
+    max_clauses: int | None = MAX_CLAUSES
 
     def unavailable_reason(self, resources: GenerationResources) -> str | None:
         return None
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
         model = resources.spacy_model
-        given_first = given_that_reorder(text, rng, config=ReorderConfig(style="given_first"), spacy_model=model)
+        given_first = given_that_reorder(text, rng, config=ReorderConfig("given_first", self.max_clauses),
+                                         spacy_model=model)
         candidates = []
         filler = rng.choice(["given that", "if then"])
         if_then = _if_then(given_first, text, model) if filler == "if then" else None
@@ -167,7 +178,7 @@ class ReorderGenerator:
             candidates.append(self._candidate(given_first.text, style="facts_first", filler="given that"))
         resolved, changes = resolve_question_pronouns(text, model)
         try:
-            question_first = given_that_reorder(resolved, rng, config=ReorderConfig(style="question_first"),
+            question_first = given_that_reorder(resolved, rng, config=ReorderConfig("question_first", self.max_clauses),
                                                 spacy_model=model)
             require_same_problem(text, question_first.text, generator=self.name, spacy_model=model)
             candidates.append(self._candidate(question_first.text, style="question_first", filler="given that",

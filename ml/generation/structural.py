@@ -7,9 +7,9 @@ lost a number, unit or entity) and only adapt their results to candidates.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..operators.passive import PassiveConfig, active_to_passive
+from ..operators.passive import AWKWARD_PASSIVE_VERBS, PassiveConfig, active_to_passive
 from ..operators.permutation import permute_at_preposition
 from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse
 
@@ -38,7 +38,8 @@ class PrepositionPermutationGenerator:
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
         results = []
         for _ in range(self.draws):
-            result = permute_at_preposition(text, rng, spacy_model=resources.spacy_model)  # refuses on draw 1 or never
+            # refuses on draw 1 or never; strict: only moves that read well (no verb in the phrase, …)
+            result = permute_at_preposition(text, rng, spacy_model=resources.spacy_model, strict=True)
             results.append(GeneratedCandidate(result.text, self.name, "shuffle",
                                               {"sentence": result.meta["sentence"], "phrase": result.meta["phrase"]}))
             if len({r.text for r in results}) >= self.max_candidates:
@@ -47,25 +48,32 @@ class PrepositionPermutationGenerator:
                                     limit=self.max_candidates)
 
 
+# What the generator hands out: a noun agent the sentence names, no progressive passive, not on
+# verbs whose passive reads badly, never a second passive in a sentence (labelled failures).
+PARAPHRASE_PASSIVE = PassiveConfig(pronoun_agent=False, progressive=False, avoid=AWKWARD_PASSIVE_VERBS)
+
+
 @dataclass(frozen=True)
 class PassiveGenerator:
     """Active -> passive voice by rule: every sentence that can be rewritten, and (when several
-    can) one drawn sentence alone."""
+    can) one drawn sentence alone; only where the passive reads well (``config``)."""
 
     name: str = "passive"
-    description: str = "Active to passive voice, by rule over the dependency parse (lemminflect participles)"
+    description: str = ("Active to passive voice, by rule over the dependency parse (lemminflect participles); "
+                        "only with a named agent, never stacked")
     kind: str = "rule"
+    config: PassiveConfig = PARAPHRASE_PASSIVE
 
     def unavailable_reason(self, resources: GenerationResources) -> str | None:
         return None
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
         model = resources.spacy_model
-        every = active_to_passive(text, rng, spacy_model=model)
+        every = active_to_passive(text, rng, config=self.config, spacy_model=model)
         candidates = [GeneratedCandidate(every.text, self.name, "passive", {"sentences": every.meta["sentences"]})]
         if len(every.meta["sentences"]) > 1:
             try:
-                one = active_to_passive(text, rng, config=PassiveConfig(max_sentences=1), spacy_model=model)
+                one = active_to_passive(text, rng, config=replace(self.config, max_sentences=1), spacy_model=model)
                 candidates.append(GeneratedCandidate(one.text, self.name, "passive",
                                                      {"sentences": one.meta["sentences"]}))
             except NotApplicable:

@@ -1,6 +1,9 @@
-"""Synonym substitution (paper 002 §3.3.2; SCANNING q5): 1-3 content words (nouns, verbs,
+"""Synonym substitution (paper 002 §3.3.2; SCANNING q5): 1-2 content words (nouns, verbs,
 adjectives, adverbs) replaced by synonyms of the same part of speech, inflected like the word they
-replace (lemminflect). Numbers, units, named entities, people and question words are never touched.
+replace (lemminflect). Numbers, units, named entities, people, question words and the problem's
+quantity words (price, profit, interest, area, rate, ratio, speed, …: ``ml.vocabulary``) are never
+touched, and no synonym is one of them. A synonym must fit its sentence (:mod:`.synonym_fit`):
+common English, the sentence's sense by the encoder, and no worse under the fluency LM.
 
 Two sources, chosen by ``GenerationResources.synonym_source`` ("auto": WordNet when installed):
 
@@ -13,7 +16,7 @@ Two sources, chosen by ``GenerationResources.synonym_source`` ("auto": WordNet w
   input token embeddings of the sentence encoder (MiniLM), cosine above a threshold, same part of
   speech and a different lemma by lemminflect's lexicon.
 
-Each candidate's ``meta["synonym_source"]`` says which source ran.
+Each candidate's ``meta["synonym_source"]`` says which source ran, ``meta["checks"]`` which fit checks.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
+from ..vocabulary import DOMAIN_TERMS
 from .base import (
     GeneratedCandidate,
     GenerationResources,
@@ -33,7 +37,9 @@ from .base import (
     candidates_or_refuse,
     require_same_problem,
 )
-from .words import inflect, is_variant, lexicon_lemmas, match_case, replace_tokens, replaceable_tokens, usable_word
+from .embedding_synonyms import EmbeddingNeighbours, embedding_synonyms, load_embedding_neighbours
+from .synonym_fit import FitConfig, load_synonym_fit
+from .words import inflect, is_variant, match_case, replace_tokens, replaceable_tokens, usable_word
 
 if TYPE_CHECKING:
     from spacy.tokens import Token
@@ -64,16 +70,18 @@ class SynonymConfig:
     counts when the word's own count in it is at least this share of its count in the first;
     min_lemma_count: a WordNet synonym needs at least this tagged-corpus count (rare lemmas read
     oddly). min_similarity: cosine threshold of the embedding neighbours; neighbours: how many
-    nearest tokens are looked at."""
+    nearest tokens are looked at. fit: the checks a synonym must pass in its sentence
+    (:mod:`.synonym_fit`; None: none, the paper's plain substitution)."""
 
-    max_words: int = 3
+    max_words: int = 2
     max_candidates: int = 2
     top_k: int = 2
-    wordnet_senses: int = 2
+    wordnet_senses: int = 3
     sense_share: float = 0.5
     min_lemma_count: int = 3
     min_similarity: float = 0.55
     neighbours: int = 40
+    fit: FitConfig | None = FitConfig()
 
     def __post_init__(self) -> None:
         if self.max_words < 1 or self.max_candidates < 1 or self.top_k < 1:
@@ -160,113 +168,6 @@ def _wordnet_synonyms(reader: Any, lemma: str, upos: str | None, config: Synonym
     return tuple(dict.fromkeys(name for _, _, name in sorted(ranked)))
 
 
-# --- embedding neighbours -----------------------------------------------------------------------
-
-
-class EmbeddingNeighbours:
-    """Nearest whole-word tokens in an encoder's input embedding space (cosine)."""
-
-    def __init__(self, words: list[str], vectors: Any) -> None:
-        import numpy as np
-
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        self.words = words
-        self.vectors = (vectors / np.maximum(norms, 1e-12)).astype("float32")  # (V, D), unit rows
-        self.index = {w: i for i, w in enumerate(words)}
-
-    def __call__(self, word: str, k: int) -> list[tuple[str, float]]:
-        """The ``k`` nearest words to ``word`` with their cosines (empty when it is no token)."""
-        import numpy as np
-
-        i = self.index.get(word.lower())
-        if i is None:
-            return []
-        scores = self.vectors @ self.vectors[i]  # (V,)
-        k = min(k + 1, len(self.words))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(self.words[j], float(scores[j])) for j in top if j != i]
-
-
-def _whole_words(vocab: dict[str, int]) -> list[tuple[str, int]]:
-    """(word, id) of the vocabulary entries that are whole lower-case words (WordPiece without
-    "##", SentencePiece/BPE with their word-start marks)."""
-    marks = ("\u2581", "\u0120")
-    has_marks = any(t.startswith(marks) for t in list(vocab)[:5000])
-    out = []
-    for token, index in vocab.items():
-        if has_marks:
-            if not token.startswith(marks):
-                continue
-            token = token[1:]
-        elif token.startswith("##"):
-            continue
-        if token.isalpha() and token.isascii() and token.islower() and len(token) >= 3:
-            out.append((token, index))
-    return out
-
-
-def _safetensors_embeddings(directory: str) -> tuple[dict[str, int], Any] | None:
-    """(vocab, word-embedding matrix) read straight from a BERT-style folder (vocab.txt and
-    model.safetensors), without building the model; None when the folder is not laid out so."""
-    vocab_path = os.path.join(directory, "vocab.txt")
-    weights_path = os.path.join(directory, "model.safetensors")
-    if not (os.path.isfile(vocab_path) and os.path.isfile(weights_path)):
-        return None
-    from safetensors import safe_open
-
-    with safe_open(weights_path, framework="numpy") as f:
-        keys = [k for k in f.keys() if k.endswith("word_embeddings.weight")]
-        if len(keys) != 1:
-            return None
-        matrix = f.get_tensor(keys[0])  # (V, D)
-    with open(vocab_path, encoding="utf-8") as f:
-        vocab = {line.rstrip("\n"): i for i, line in enumerate(f)}
-    return vocab, matrix
-
-
-@lru_cache(maxsize=2)
-def load_embedding_neighbours(model: str, device: str = "cpu") -> EmbeddingNeighbours:
-    """The whole-word input token embeddings of ``model`` (a sentence-transformers folder or hub
-    id), loaded once per process."""
-    found = _safetensors_embeddings(model) if os.path.isdir(model) else None
-    if found is None:
-        from ..similarity import load_sentence_encoder
-
-        encoder = load_sentence_encoder(model, device)
-        vocab = encoder.tokenizer.get_vocab()
-        matrix = encoder[0].auto_model.get_input_embeddings().weight.detach().cpu().numpy()
-    else:
-        vocab, matrix = found
-    words = _whole_words(vocab)
-    logger.info("embedding synonyms: %d whole-word tokens of %s", len(words), model)
-    return EmbeddingNeighbours([w for w, _ in words], matrix[[i for _, i in words]])
-
-
-def _embedding_synonyms(neighbours: EmbeddingNeighbours, word: str, lemma: str, upos: str | None,
-                        config: SynonymConfig) -> tuple[str, ...]:
-    found = []
-    own_lemmas = {lemma, word} | {x.lower() for ls in lexicon_lemmas(word).values() for x in ls}
-    for candidate, score in neighbours(word, config.neighbours) or neighbours(lemma, config.neighbours):
-        if score < config.min_similarity:
-            break
-        if not usable_word(candidate) or is_variant(candidate, lemma) or is_variant(candidate, word):
-            continue
-        lemmas = lexicon_lemmas(candidate)
-        if upos is None:
-            if own_lemmas & {x.lower() for ls in lemmas.values() for x in ls}:
-                continue  # "giving" for "gave"
-            found.append(candidate)
-            continue
-        if upos not in lemmas:
-            continue  # another part of speech ("faster" for "speed")
-        new_lemma = lemmas[upos][0].lower()
-        if new_lemma == lemma or is_variant(new_lemma, lemma) or not usable_word(new_lemma):
-            continue
-        found.append(new_lemma)
-    return tuple(dict.fromkeys(found))
-
-
 # --- one lookup for both sources ----------------------------------------------------------------
 
 
@@ -296,7 +197,7 @@ def _lookup(source: str, location: str | None, device: str, config: SynonymConfi
 
     @lru_cache(maxsize=8192)
     def embedding_function(word: str, lemma: str, upos: str | None) -> tuple[str, ...]:
-        return _embedding_synonyms(neighbours, word, lemma, upos, config)
+        return embedding_synonyms(neighbours, word, lemma, upos, config.min_similarity, config.neighbours)
 
     return SynonymLookup("embedding", embedding_function)
 
@@ -369,11 +270,19 @@ class SynonymGenerator:
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
         lookup = synonym_lookup(resources, self.config)
+        fit = self.config.fit
+        checker = load_synonym_fit(resources.embedding_model, resources.device, fit) if fit is not None else None
         choices = []
         for token in replaceable_tokens(text, resources.spacy_model):
-            synonyms = lookup(token.text, token.lemma_, token.pos_)
+            if token.lemma_.lower() in DOMAIN_TERMS or token.lower_ in DOMAIN_TERMS:
+                continue  # "interest" -> "sake", "area" -> "country": the quantity asked changes
+            synonyms = tuple(s for s in lookup(token.text, token.lemma_, token.pos_) if s not in DOMAIN_TERMS)
             if synonyms:
                 choices.append((token, synonyms))
+        if checker is not None and choices:
+            forms = [(token, [(lemma, form) for lemma in synonyms if (form := inflect(lemma, token.tag_))])
+                     for token, synonyms in choices]
+            choices = [(token, ranked) for (token, _), ranked in zip(choices, checker.rank_all(forms)) if ranked]
         if not choices:
             raise NotApplicable(f"no content word with a synonym (source: {lookup.source})", operator=self.name)
         candidates = []
@@ -385,8 +294,10 @@ class SynonymGenerator:
                 require_same_problem(text, out, generator=self.name, spacy_model=resources.spacy_model)
             except NotApplicable:
                 continue
-            candidates.append(GeneratedCandidate(out, self.name, "replace",
-                                                 {"synonym_source": lookup.source, "changes": changes}))
+            meta = {"synonym_source": lookup.source, "changes": changes}
+            if checker is not None:
+                meta["checks"] = checker.checks
+            candidates.append(GeneratedCandidate(out, self.name, "replace", meta))
             if len({c.text for c in candidates}) >= self.config.max_candidates:
                 break
         return candidates_or_refuse(text, candidates, generator=self.name, reason="no substitution kept the problem",

@@ -39,6 +39,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..vocabulary import DOMAIN_TERMS
+
 ENGLISH_FEATURE_NAMES = (
     "changed_fluency", "substitute_fit", "domain_terms_lost", "broken_joins", "longest_sentence",
     "passive_stack", "pronoun_agent", "names_added", "question_lost",
@@ -47,16 +49,6 @@ ENGLISH_FEATURE_SIGNS = {
     "changed_fluency": 1, "substitute_fit": 1, "domain_terms_lost": -1, "broken_joins": -1, "longest_sentence": -1,
     "passive_stack": -1, "pronoun_agent": -1, "names_added": -1, "question_lost": -1,
 }
-# The quantity words of word problems: swapping one for a synonym changes what is asked or given.
-DOMAIN_TERMS = frozenset({
-    "price", "cost", "profit", "loss", "gain", "interest", "principal", "rate", "area", "ratio", "speed", "sum",
-    "average", "percent", "percentage", "discount", "tax", "salary", "wage", "volume", "perimeter", "distance",
-    "age", "share", "capital", "amount", "total", "difference", "product", "fraction", "mixture", "solution",
-    "work", "debt", "income", "commission", "value", "number", "digit", "length", "width", "breadth", "height",
-    "weight", "radius", "diameter", "circumference", "side", "angle", "remainder", "quotient", "divisor",
-    "multiple", "factor", "probability", "current", "stream", "sale", "expense", "investment", "deposit", "loan",
-    "fee", "charge", "bill", "mark", "score", "term", "series", "element", "set", "case", "bar",
-})
 _PRONOUNS = frozenset({"him", "her", "them", "it", "me", "us", "you", "himself", "herself", "themselves"})
 _JOIN_STARTERS = frozenset({"let", "consider", "find", "take", "now", "but", "then", "so", "suppose", "calculate",
                             "determine", "assume", "what", "how", "if"})

@@ -32,6 +32,26 @@ _CLOCK_SUFFIXES = {"a.m.", "p.m.", "am", "pm", "a.m", "p.m"}
 
 
 
+_FINITE_TAGS = {"VBD", "VBZ", "VBP", "MD"}
+
+
+def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
+    """Moves that read well in a handout: the sentence has a finite main verb (not "An engine
+    moving at 10 m/s."), the phrase holds no verb (a relative clause stays with its noun: not "In
+    the tunnel which can fly at 1000 mph, a bee is left"), is at most 6 words, and the sentence
+    does not open with a capital that is also a variable ("A train … between A and B")."""
+    root = sent.root
+    if not (root.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS
+                                             for c in root.children)):
+        return False
+    phrase = sent.doc[start:end]
+    if len(phrase) > 6 or any(t.pos_ in ("VERB", "AUX") for t in phrase):
+        return False
+    first = sent[0]
+    return not (len(first.text) == 1 and first.text.isupper() and first.text != "I"
+                and capitalized_elsewhere(first.text, context))
+
+
 def prepositional_phrases(sent: Span) -> list[tuple[int, int]]:
     """Token ranges (sentence-relative) of PPs attached to the main verb after it."""
     root = sent.root
@@ -96,17 +116,20 @@ def front_prepositional_phrase(sent: Span, start: int, end: int, context: str = 
 
 
 def permute_at_preposition(
-    text: str, rng: random.Random, *, spacy_model: str = DEFAULT_SPACY_MODEL
+    text: str, rng: random.Random, *, spacy_model: str = DEFAULT_SPACY_MODEL, strict: bool = False
 ) -> OperatorResult:
     """Structural positive: one prepositional phrase of one sentence moves to its front; the
-    sentence and phrase are chosen with ``rng``."""
+    sentence and phrase are chosen with ``rng``. ``strict`` (the paraphrase generator): only the
+    moves :func:`_strict_ok` allows."""
     spans = sentence_spans(text, spacy_model)
     candidates = []
     for index, span in enumerate(spans):
         sents = list(parse(span.text, spacy_model).sents)
         if len(sents) != 1:
             continue  # spaCy disagrees on the sentence's extent ("Rs. 20"): leave it alone
-        candidates += [(index, sents[0], start, end) for start, end in prepositional_phrases(sents[0])]
+        sent = sents[0]
+        candidates += [(index, sent, start, end) for start, end in prepositional_phrases(sent)
+                       if not strict or _strict_ok(sent, sent.start + start, sent.start + end, text)]
     if not candidates:
         raise OperatorNotApplicable("no prepositional phrase after a main verb to move", operator="pp_permutation")
     index, sent, start, end = rng.choice(candidates)

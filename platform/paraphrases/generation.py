@@ -108,21 +108,23 @@ def _active_path(kind: str) -> str | None:
 
 
 def generator_catalog(resources: GenerationResources | None = None) -> list[dict[str, Any]]:
-    """Every registered generator: ``{"name", "kind", "description", "available", "reason"}``."""
-    from ml.generation import GENERATORS
+    """Every registered generator: ``{"name", "kind", "description", "available", "reason",
+    "default"}`` (``default``: run when no generator is named)."""
+    from ml.generation import GENERATORS, is_default
 
     resources = resources or generation_resources()
     rows = []
     for name, generator in GENERATORS.items():
         reason = generator.unavailable_reason(resources)
         rows.append({"name": name, "kind": generator.kind, "description": generator.description,
-                     "available": reason is None, "reason": reason or ""})
+                     "available": reason is None, "reason": reason or "", "default": is_default(name)})
     return rows
 
 
 def generator_names(requested: Sequence[str] | str | None, resources: GenerationResources) -> list[str]:
     """The generators to run: the requested ones (each must exist and be able to run here), or by
-    default every registered non-baseline generator that can run here."""
+    default the default set (``ml.generation.registry``: no baseline, none of the optional ones)
+    that can run here."""
     from ml.generation import GENERATORS, available_generators
 
     if isinstance(requested, str):

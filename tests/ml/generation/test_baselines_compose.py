@@ -16,6 +16,7 @@ from ml.generation import (
     ReorderGenerator,
     SynonymGenerator,
     generate,
+    is_default,
 )
 from ml.number_mentions import number_signature
 
@@ -39,12 +40,12 @@ def test_eda_one_candidate_per_operation_and_numbers_unprotected(resources):
 
 def test_instruct_llm_is_unavailable_unless_a_gguf_file_exists(tmp_path):
     llm = InstructLLMGenerator()
-    assert llm.kind == "baseline"
+    assert llm.kind == "neural" and not is_default(llm.name)
     assert "no instruct LLM configured" in llm.unavailable_reason(GenerationResources())
     assert "does not exist" in llm.unavailable_reason(GenerationResources(llm_dir=str(tmp_path), llm_file="m.gguf"))
     (tmp_path / "m.gguf").write_bytes(b"GGUF")
     reason = llm.unavailable_reason(GenerationResources(llm_dir=str(tmp_path), llm_file="m.gguf"))
-    assert reason is None or "gguf package" in reason
+    assert reason is None or "llama-cpp-python is not installed" in reason
 
 
 def test_composition_combines_prompts_and_keeps_steps(resources):

@@ -16,6 +16,7 @@ from ml.generation import (
     generate,
     generator_seed,
     get_generator,
+    is_default,
     register,
     warm_up,
 )
@@ -23,7 +24,7 @@ from ml.operators import OperatorNotApplicable
 
 from .conftest import MAYA, TRAIN, assert_same_quantities
 
-RULES = ["reorder", "pp_permutation", "passive", "synonym", "entity_substitution"]
+RULES = ["reorder", "pp_permutation", "passive", "entity_substitution"]
 
 
 def test_unknown_name_lists_the_known_ones():
@@ -36,19 +37,26 @@ def test_unknown_name_lists_the_known_ones():
 
 def test_default_set_offline_has_rules_and_compositions_but_no_model_or_baseline(resources):
     names = available_generators(resources)
-    assert names[:5] == RULES
-    assert {"reorder+synonym", "passive+synonym", "pp_permutation+synonym", "reorder+entity_substitution",
-            "passive+pp_permutation"} <= set(names)
+    assert names[:4] == RULES
+    assert {"reorder+entity_substitution", "passive+pp_permutation", "passive+reorder",
+            "pp_permutation+reorder"} <= set(names)
+    # synonym stays below 90 % valid on blind labels even repaired: runnable by name, not by default
+    synonyms = {"synonym", "reorder+synonym", "passive+synonym", "pp_permutation+synonym",
+                "passive+reorder+synonym", "pp_permutation+reorder+synonym"}
+    assert not synonyms & set(names) and not any(is_default(n) for n in synonyms)
+    assert synonyms <= set(available_generators(resources, include_optional=True))
     assert not {"fill_mask", "instruct_llm", "copy", "eda"} & set(names)
     with_baselines = available_generators(resources, include_baselines=True)
     assert {"copy", "eda"} <= set(with_baselines) and "instruct_llm" not in with_baselines
+    assert synonyms <= set(with_baselines)  # benchmarks that ask for baselines see everything
     assert GENERATORS["copy"].kind == "baseline" and GENERATORS["fill_mask"].kind == "neural"
 
 
 def test_fill_mask_becomes_available_with_a_model(resources, tiny_masked_lm):
     configured = GenerationResources(spacy_model=resources.spacy_model, synonym_source="embedding",
                                      masked_lm=tiny_masked_lm)
-    assert "fill_mask" in available_generators(configured)
+    assert "fill_mask" in available_generators(configured, include_optional=True)
+    assert "fill_mask" not in available_generators(configured)
 
 
 def test_generate_returns_reasons_for_refusals(resources):
@@ -78,7 +86,7 @@ def test_every_default_candidate_keeps_quantities_and_is_json_safe(resources):
     names = available_generators(resources)
     for text in (MAYA, TRAIN):
         candidates, _ = generate(names, text, 0, resources)
-        assert len(candidates) >= 10
+        assert len(candidates) >= 4
         for candidate in candidates:
             assert candidate.text != text and candidate.generator in names
             assert_same_quantities(text, candidate.text)

@@ -21,12 +21,18 @@ def test_pp_permutation_gives_up_to_two_distinct_moves(resources):
 
 
 def test_passive_all_sentences_and_one(resources):
+    # "She gave 4 apples to Tom" would take a pronoun agent ("… by her"): left active
     candidates = PassiveGenerator().generate(MAYA, random.Random(0), resources)
-    assert candidates[0].text.startswith("12 apples were bought by Maya for $3.50 at the market. 4 apples were given")
+    assert [c.text for c in candidates] == [
+        "12 apples were bought by Maya for $3.50 at the market. She gave 4 apples to Tom. "
+        "How many apples does Maya have now?"]
+    two = "Maya bought 12 apples at the market. Tom ate 4 apples. How many apples are left?"
+    candidates = PassiveGenerator().generate(two, random.Random(0), resources)
+    assert candidates[0].text.startswith("12 apples were bought by Maya at the market. 4 apples were eaten by Tom.")
     assert len(candidates) == 2 and candidates[1].meta["sentences"] in ([0], [1])
     for candidate in candidates:
         assert candidate.prompt == "passive"
-        assert_same_quantities(MAYA, candidate.text)
+        assert_same_quantities(two, candidate.text)
 
 
 @pytest.mark.parametrize("generator", [PassiveGenerator(), PrepositionPermutationGenerator()])

@@ -1,0 +1,210 @@
+"""Benchmark: each generator's output, judged by what a teacher would accept.
+
+    PARALAB_TORCH_THREADS=2 python benchmarks/generators.py [--problems 60] [--per-generator 16]
+        [--llm var/models/qwen2.5-coder-1.5b-instruct.gguf] [--with-handout var/handout]
+    python benchmarks/generators.py --reuse --blind var/generators/pass1.csv var/generators/pass2.csv
+
+For the AQuA dev problems of the shared labelled set (``labels/aqua_dev_candidates_val.csv``,
+validation data) it runs every registered rule generator (the default set and the optional
+ones), the instruct LLM when ``--llm`` names a GGUF file, and STEAD/PAP when ``--stead``/``--pap``
+name trained versions. Each candidate is looked up in the labels; a random sample of the
+unlabelled ones per generator goes into a shuffled blind batch (no generator shown; AQUA_test pairs
+with people's labels mixed in, ``benchmarks/blind.py``), optionally with the unlabelled variants
+``handout.py`` handed out (``--with-handout``), so one labelling serves both reports.
+
+Per generator: problems it applies to, candidates, seconds per candidate, the valid and
+valid-and-useful share among the labelled (shared labels + blind, valid only when every pass says
+so), and the estimated share of problems with ≥ 1 and ≥ 3 valid-and-useful candidates (labelled
+candidates counted as labelled, the others at the generator's valid-and-useful rate). Results go to
+``docs/results/generators.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+DATA = REPO.parent / "shared" / "data"
+OUT = REPO / "docs" / "results" / "generators.md"
+
+from blind import make_blind_batch, read_blind_useful  # noqa: E402
+
+
+def gold_labels() -> dict[tuple[str, str], tuple[bool, bool]]:
+    rows = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
+    return {(r["question"].strip(), r["augmented"].strip()): (r["final_label"] == "1", r["useful"].strip() == "yes")
+            for r in rows}
+
+
+def run(problems: list[str], names: list[str], resources, out: Path) -> None:
+    from ml.generation import generate
+
+    with out.open("w", encoding="utf-8") as handle:
+        for i, problem in enumerate(problems):
+            for name in names:
+                started = time.perf_counter()
+                candidates, refusals = generate([name], problem, 3407 + i, resources)
+                seconds = time.perf_counter() - started
+                handle.write(json.dumps({"problem": problem, "generator": name, "seconds": seconds,
+                                         "texts": [c.text for c in candidates], "refusal": refusals.get(name, "")})
+                             + "\n")
+            handle.flush()
+            print(f"{i + 1}/{len(problems)}", flush=True)
+
+
+def at_least(probabilities: list[float], k: int) -> float:
+    """P(at least k successes) of independent events (Poisson binomial)."""
+    dist = [1.0]
+    for p in probabilities:
+        nxt = [0.0] * (len(dist) + 1)
+        for j, q in enumerate(dist):
+            nxt[j] += q * (1 - p)
+            nxt[j + 1] += q * p
+        dist = nxt
+    return sum(dist[k:])
+
+
+def summarise(rows: list[dict], labels: dict) -> dict[str, dict]:
+    by_name: dict[str, list[dict]] = defaultdict(list)
+    for row in rows:
+        by_name[row["generator"]].append(row)
+    out = {}
+    for name, items in by_name.items():
+        texts = [(r["problem"].strip(), t.strip()) for r in items for t in r["texts"]]
+        known = [labels[t] for t in dict.fromkeys(texts) if t in labels]
+        valid = sum(v for v, _ in known)
+        useful = sum(u for _, u in known)
+        rate = useful / len(known) if known else None
+        cover1 = cover3 = None
+        if rate is not None:
+            ones, threes = [], []
+            for r in items:
+                ps = [float(labels[(r["problem"].strip(), t.strip())][1]) if (r["problem"].strip(), t.strip()) in labels
+                      else rate for t in dict.fromkeys(r["texts"])]
+                ones.append(at_least(ps, 1))
+                threes.append(at_least(ps, 3))
+            cover1, cover3 = sum(ones) / len(items), sum(threes) / len(items)
+        n = sum(len(r["texts"]) for r in items)
+        out[name] = {
+            "problems": len(items), "applies": sum(bool(r["texts"]) for r in items) / len(items), "candidates": n,
+            "seconds_per_candidate": sum(r["seconds"] for r in items) / n if n else None,
+            "labelled": len(known), "valid": valid / len(known) if known else None,
+            "valid_useful": rate, "cover1": cover1, "cover3": cover3,
+        }
+    return out
+
+
+def fmt(v, pct=True):
+    if v is None:
+        return "–"
+    return f"{100 * v:.0f} %" if pct else f"{v:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--problems", type=int, default=60, help="the first N labelled problems (0: all 130)")
+    parser.add_argument("--per-generator", type=int, default=16, help="unlabelled candidates per generator to label")
+    parser.add_argument("--generators", default="", help="comma-separated names (default: every rule generator)")
+    parser.add_argument("--llm", type=Path, default=None, help="a GGUF instruct model: run instruct_llm too")
+    parser.add_argument("--stead", type=Path, default=None, help="a trained STEAD version's folder")
+    parser.add_argument("--pap", type=Path, default=None, help="a trained PAP version's folder")
+    parser.add_argument("--with-handout", type=Path, default=None,
+                        help="a handout.py work folder: its unlabelled handed-out variants join the blind batch")
+    parser.add_argument("--handout-sample", type=int, default=100)
+    parser.add_argument("--work", type=Path, default=REPO / "var" / "generators")
+    parser.add_argument("--blind", type=Path, nargs="*", default=None, help="labelling passes over the batch")
+    parser.add_argument("--reuse", action="store_true", help="read the candidates of an earlier run from --work")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args()
+
+    from ml.generation import GENERATORS, GenerationResources, is_default
+
+    gold = gold_labels()
+    problems = list(dict.fromkeys(q for q, _ in gold))
+    if args.problems:
+        problems = problems[:args.problems]
+    resources = GenerationResources(
+        wordnet_dir=str(REPO / "var" / "nltk_data"),
+        llm_dir=str(args.llm.parent) if args.llm else None, llm_file=args.llm.name if args.llm else None,
+        stead_model=str(args.stead) if args.stead else None, pap_model=str(args.pap) if args.pap else None)
+    if args.generators:
+        names = [n.strip() for n in args.generators.split(",") if n.strip()]
+    else:
+        names = [n for n, g in GENERATORS.items() if g.kind == "rule" and g.unavailable_reason(resources) is None]
+        names += [n for n in ("instruct_llm", "stead", "pap") if GENERATORS[n].unavailable_reason(resources) is None]
+    args.work.mkdir(parents=True, exist_ok=True)
+    path = args.work / "candidates.jsonl"
+    started = time.perf_counter()
+    if not args.reuse:
+        run(problems, names, resources, path)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    blind, agreement = read_blind_useful(args.work, args.blind or [])
+    labels = {**gold, **blind}
+    if not args.blind:
+        rng = random.Random(3407)
+        sample: dict[tuple[str, str], dict] = {}
+        by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for row in rows:
+            for text in row["texts"]:
+                if (row["problem"].strip(), text.strip()) not in gold:
+                    by_name[row["generator"]].append((row["problem"], text))
+        for name, pairs in by_name.items():
+            unique = list(dict.fromkeys(pairs))
+            for problem, text in rng.sample(unique, min(args.per_generator, len(unique))):
+                sample[(problem, text)] = {"problem": problem, "variant": text}
+        if args.with_handout:
+            for arm in ("judge", "paper"):
+                arm_file = args.with_handout / f"{arm}.jsonl"
+                if not arm_file.is_file():
+                    continue
+                handed = [(r["problem"], v["text"]) for r in map(json.loads, arm_file.read_text().splitlines())
+                          for v in r["variants"] if (r["problem"].strip(), v["text"].strip()) not in gold]
+                handed = list(dict.fromkeys(handed))
+                for problem, text in rng.sample(handed, min(args.handout_sample, len(handed))):
+                    sample[(problem, text)] = {"problem": problem, "variant": text}
+        size = make_blind_batch(args.work, list(sample.values()))
+        print(f"blind batch: {size} rows in {args.work / 'blind_batch.csv'}")
+    results = summarise(rows, labels)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    lines = [
+        f"## Run of {stamp}", "",
+        f"Command: `python benchmarks/generators.py --problems {args.problems}"
+        f"{' --llm ' + str(args.llm) if args.llm else ''}"
+        f"{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}` "
+        f"({os.cpu_count()} cores, no GPU; {time.perf_counter() - started:.0f} s for this call).", "",
+        f"Data: the first {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
+        "Labels: the shared labels where they hold the text, else the blind passes (valid only when every pass "
+        "says so; useful only when every pass says useful).", "",
+        *agreement,
+        "| generator | default set | applies to | candidates | s/candidate | labelled | valid | valid & useful "
+        "| problems with ≥ 1 valid & useful (est.) | with ≥ 3 (est.) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name in names:
+        r = results.get(name)
+        if r is None:
+            continue
+        lines.append(f"| {name} | {'yes' if is_default(name) else 'no'} | {fmt(r['applies'])} | {r['candidates']} | "
+                     f"{fmt(r['seconds_per_candidate'], False)} | {r['labelled']} | {fmt(r['valid'])} | "
+                     f"{fmt(r['valid_useful'])} | {fmt(r['cover1'])} | {fmt(r['cover3'])} |")
+    report = "\n".join(lines) + "\n"
+    print(report)
+    previous = args.out.read_text() if args.out.is_file() else ""
+    head = "# Each generator, judged by what people accept\n\n"
+    body = previous[len(head):] if previous.startswith(head) else previous
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(head + report + ("\n" + body if body else ""))
+    (args.work / "summary.json").write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
