@@ -111,7 +111,10 @@ def fmt(v, pct=True):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--problems", type=int, default=60, help="the first N labelled problems (0: all 130)")
+    parser.add_argument("--problems", type=int, default=60, help="the first N problems (0: all)")
+    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "aqua-test"), default="aqua-dev-labelled",
+                        help="the labelled set's AQuA dev problems, or AQuA test questions (for generators trained "
+                             "on AQuA dev questions: STEAD, PAP)")
     parser.add_argument("--per-generator", type=int, default=16, help="unlabelled candidates per generator to label")
     parser.add_argument("--generators", default="", help="comma-separated names (default: every rule generator)")
     parser.add_argument("--llm", type=Path, default=None, help="a GGUF instruct model: run instruct_llm too")
@@ -129,7 +132,11 @@ def main() -> None:
     from ml.generation import GENERATORS, GenerationResources, is_default
 
     gold = gold_labels()
-    problems = list(dict.fromkeys(q for q, _ in gold))
+    if args.problem_set == "aqua-test":
+        lines_ = (DATA / "aqua" / "test.json").read_text(encoding="utf-8").splitlines()
+        problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines_ if line.strip()))
+    else:
+        problems = list(dict.fromkeys(q for q, _ in gold))
     if args.problems:
         problems = problems[:args.problems]
     resources = GenerationResources(
@@ -177,11 +184,14 @@ def main() -> None:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"## Run of {stamp}", "",
-        f"Command: `python benchmarks/generators.py --problems {args.problems}"
+        f"Command: `python benchmarks/generators.py --problems {args.problems} --problem-set {args.problem_set}"
         f"{' --llm ' + str(args.llm) if args.llm else ''}"
         f"{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}` "
         f"({os.cpu_count()} cores, no GPU; {time.perf_counter() - started:.0f} s for this call).", "",
-        f"Data: the first {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
+        (f"Data: the first {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
+         if args.problem_set == "aqua-dev-labelled" else
+         f"Data: the first {len(problems)} AQuA test questions (never trained on; STEAD and PAP train on AQuA dev). ")
+        +
         "Labels: the shared labels where they hold the text, else the blind passes (valid only when every pass "
         "says so; useful only when every pass says useful).", "",
         *agreement,

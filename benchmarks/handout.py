@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
 
-from blind import make_blind_batch, read_blind  # noqa: E402
+from blind import make_blind_batch, read_blind_useful  # noqa: E402
 
 
 def labels() -> dict[tuple[str, str], dict]:
@@ -46,9 +46,12 @@ def labels() -> dict[tuple[str, str], dict]:
     return {(r["question"].strip(), r["augmented"].strip()): r for r in rows}
 
 
-def run_arm(problems: list[str], *, k: int, judge: bool, out: Path) -> None:
-    """One arm in a child process (own SQLite database, settings read at start)."""
+def run_arm(problems: list[str], *, k: int, judge: bool, out: Path, llm: Path | None = None) -> None:
+    """One arm in a child process (own SQLite database, settings read at start); ``llm``: the
+    default generators plus ``instruct_llm`` on that GGUF file."""
     env = dict(os.environ, PARALAB_SHIPPED_JUDGE="1" if judge else "0", DJANGO_SETTINGS_MODULE="paralab.settings")
+    if llm is not None:
+        env.update(PARALAB_LLM_DIR=str(llm.parent), PARALAB_LLM_FILE=llm.name, HANDOUT_WITH_LLM="1")
     with tempfile.TemporaryDirectory() as tmp:
         env["PARALAB_DATA_DIR"] = tmp
         env.pop("DATABASE_URL", None)
@@ -65,13 +68,17 @@ def child(problems_file: Path, k: int, out: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from paraphrases.generation import paraphrase_variants
+    from ml.generation import available_generators
+    from paraphrases.generation import generation_resources, paraphrase_variants
 
+    generators = None
+    if os.environ.get("HANDOUT_WITH_LLM") == "1":
+        generators = available_generators(generation_resources()) + ["instruct_llm"]
     problems = json.loads(problems_file.read_text())
     with out.open("w", encoding="utf-8") as handle:
         for n, text in enumerate(problems, start=1):
             started = time.perf_counter()
-            result = paraphrase_variants(text=text, k=k)
+            result = paraphrase_variants(text=text, k=k, generators=generators)
             handle.write(json.dumps({
                 "problem": text, "seconds": time.perf_counter() - started, "candidates": result["candidates"],
                 "passed": result["passed"], "message": result["message"], "judge": result["judge"],
@@ -81,12 +88,36 @@ def child(problems_file: Path, k: int, out: Path) -> None:
                 print(f"  {n}/{len(problems)} problems", flush=True)
 
 
+def at_least(probabilities: list[float], k: int) -> float:
+    """P(at least k successes) of independent events (Poisson binomial)."""
+    dist = [1.0]
+    for p in probabilities:
+        nxt = [0.0] * (len(dist) + 1)
+        for j, q in enumerate(dist):
+            nxt[j] += q * (1 - p)
+            nxt[j + 1] += q * p
+        dist = nxt
+    return sum(dist[k:])
+
+
 def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
+    """``blind``: (problem, variant) -> (valid, valid and useful)."""
     handed = labelled = valid = unlabelled = blind_n = blind_valid = 0
     problems_one = problems_three = 0
     per_generator: dict[str, list[int]] = {}
+    useful_known: list[int] = []
+    for row in rows:
+        for v in row["variants"]:
+            key = (row["problem"].strip(), v["text"].strip())
+            if key in gold:
+                useful_known.append(int(gold[key]["final_label"] == "1" and gold[key]["useful"].strip() == "yes"))
+            elif key in blind:
+                useful_known.append(int(blind[key][1]))
+    useful_rate = sum(useful_known) / len(useful_known) if useful_known else None
+    ones, threes, fives = [], [], []
     for row in rows:
         good = 0
+        chances = []
         for v in row["variants"]:
             handed += 1
             key = (row["problem"].strip(), v["text"].strip())
@@ -95,17 +126,23 @@ def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
                 labelled += 1
                 label = gold[key]["final_label"] == "1"
                 valid += label
+                chances.append(float(label and gold[key]["useful"].strip() == "yes"))
             elif key in blind:
                 blind_n += 1
-                label = blind[key]
+                label = blind[key][0]
                 blind_valid += label
+                chances.append(float(blind[key][1]))
             else:
                 unlabelled += 1
+                chances.append(useful_rate if useful_rate is not None else 0.0)
             if label is not None:
                 per_generator.setdefault(v["generator"], []).append(int(label))
             good += bool(label)
         problems_one += good >= 1
         problems_three += good >= min(3, k)
+        ones.append(at_least(chances, 1))
+        threes.append(at_least(chances, 3))
+        fives.append(at_least(chances, 5))
     n = len(rows)
     seconds = [r["seconds"] for r in rows]
     return {
@@ -118,6 +155,11 @@ def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
                                   if blind_n and handed else None),
         "problems_with_1_valid": problems_one / n if n else None,
         "problems_with_3_valid": problems_three / n if n else None,
+        # Valid and useful (GUIDELINES.md), unlabelled variants at the labelled ones' rate.
+        "valid_useful_share_known": useful_rate,
+        "problems_with_1_useful_est": sum(ones) / n if n and useful_rate is not None else None,
+        "problems_with_3_useful_est": sum(threes) / n if n and useful_rate is not None else None,
+        "problems_with_5_useful_est": sum(fives) / n if n and useful_rate is not None else None,
         "mean_variants": handed / n if n else None,
         "median_seconds": statistics.median(seconds) if seconds else None,
         # The first problem loads the models; the rest are warm.
@@ -145,7 +187,9 @@ def main() -> None:
     parser.add_argument("--blind-sample", type=int, default=100,
                         help="unlabelled handed-out variants per selection put in the blind batch (a random sample)")
     parser.add_argument("--arms", default="judge,paper",
-                        help="which selections to run (judge, paper); the others are read from --work")
+                        help="which selections to run (judge, paper, llm); the others are read from --work")
+    parser.add_argument("--llm", type=Path, default=None,
+                        help="GGUF file for the llm arm (the judge's selection over the defaults + instruct_llm)")
     parser.add_argument("--blind-dir", type=Path, default=None,
                         help="folder of the blind batch the --blind passes labelled (default: --work)")
     parser.add_argument("--reuse", action="store_true", help="re-read the arms' outputs in --work instead of running")
@@ -161,14 +205,16 @@ def main() -> None:
         problems = problems[:args.problems]
     args.work.mkdir(parents=True, exist_ok=True)
     arms = {"judge": True, "paper": False}
+    if args.llm or (args.work / "llm.jsonl").is_file():
+        arms["llm"] = True
     started = time.perf_counter()
     run = {a.strip() for a in args.arms.split(",") if a.strip()}
     for name, judge in arms.items():
         path = args.work / f"{name}.jsonl"
         if not args.reuse and name in run:
             print(f"arm {name}: {len(problems)} problems", flush=True)
-            run_arm(problems, k=args.k, judge=judge, out=path)
-    blind, agreement = read_blind(args.blind_dir or args.work, args.blind or [])
+            run_arm(problems, k=args.k, judge=judge, out=path, llm=args.llm if name == "llm" else None)
+    blind, agreement = read_blind_useful(args.blind_dir or args.work, args.blind or [])
     results = {}
     unlabelled_by_arm: dict[str, list[dict]] = {}
     for name in arms:
@@ -204,16 +250,20 @@ def main() -> None:
         *agreement,
         "| selection | variants per problem | labelled | valid among labelled | + blind-labelled (sample) "
         "| valid among all known | valid, estimated over all handed out | problems with ≥ 1 known valid "
-        "| with ≥ 3 known valid | s/problem, median (p90) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| with ≥ 3 known valid | valid & useful among known | problems with ≥ 1 valid & useful (est.) "
+        "| with ≥ 3 (est.) | s/problem, median (p90) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     titles = {"judge": "shipped judge gates, PAMMR over the survivors (default)",
-              "paper": "paper: PAMMR over every candidate, σ = encoder cosine"}
+              "paper": "paper: PAMMR over every candidate, σ = encoder cosine",
+              "llm": "shipped judge, default generators + instruct_llm (make llm)"}
     for name, r in results.items():
         lines.append(f"| {titles[name]} | {fmt(r['mean_variants'], False)} | {r['labelled']} of {r['handed_out']} | "
                      f"{fmt(r['valid_share_labelled'])} | {r['blind']} | {fmt(r['valid_share_known'])} | "
                      f"{fmt(r['valid_share_estimated'])} | "
                      f"{fmt(r['problems_with_1_valid'])} | {fmt(r['problems_with_3_valid'])} | "
+                     f"{fmt(r['valid_useful_share_known'])} | {fmt(r['problems_with_1_useful_est'])} | "
+                     f"{fmt(r['problems_with_3_useful_est'])} | "
                      f"{fmt(r['median_seconds'], False)} ({fmt(r['p90_seconds'], False)}) |")
     cv = card.get("labelled_candidates_grouped_cv", {}).get("threshold", {})
     test = card.get("aqua_test", {}).get("threshold", {})
@@ -225,17 +275,17 @@ def main() -> None:
         f"Handout floor {card.get('handout_floor'):.3f} (maximises F{card.get('floor_beta')} of the valid class on "
         "the labelled candidates' out-of-fold probabilities).",
         "",
-        "Valid share by generator among the handed-out variants with a label (judge / paper):",
+        "Valid share by generator among the handed-out variants with a label, per selection:",
         "",
-        "| generator | judge | paper |",
-        "|---|---|---|",
+        "| generator | " + " | ".join(results) + " |",
+        "|---|" + "---|" * len(results),
     ]
-    for g in sorted(set(results["judge"]["by_generator"]) | set(results["paper"]["by_generator"])):
+    for g in sorted(set().union(*(r["by_generator"] for r in results.values()))):
         cells = []
-        for name in ("judge", "paper"):
+        for name in results:
             share, n = results[name]["by_generator"].get(g, (None, 0))
             cells.append(f"{fmt(share)} ({n})" if n else "–")
-        lines.append(f"| {g} | {cells[0]} | {cells[1]} |")
+        lines.append(f"| {g} | " + " | ".join(cells) + " |")
     report = "\n".join(lines) + "\n"
     print(report)
     previous = args.out.read_text() if args.out.is_file() else ""

@@ -519,6 +519,7 @@ def paraphrase_variants(
     """
     from ml.generation import generate
     from ml.highlight import highlight_spans
+    from ml.input_checks import refusal_reason
 
     from modelhub.kinds.paraqd import paraqd_default_model
 
@@ -529,6 +530,9 @@ def paraphrase_variants(
     limit = settings.PARALAB_PARAPHRASE_MAX_CHARS
     if len(text) > limit:
         raise GenerationError(f"text: {len(text)} characters is over the limit of {limit}")
+    refusal = refusal_reason(text)
+    if refusal is not None:
+        raise GenerationError(f"text: {refusal}")
     resources, names, selector = _checked(generators, select, k)
     model = paraqd_default_model()
     generated, refusals = generate(names, text, _problem_seed(seed, text), resources)

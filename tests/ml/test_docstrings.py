@@ -11,7 +11,7 @@ MODULES = [
     "ml.operators.sentence_deletion", "ml.operators.entity_replacement", "ml.operators.number_perturbation",
     "ml.operators.unit_replacement", "ml.operators.hard_negatives", "ml.operators.paraphraser",
     "ml.operators.backtranslation", "ml.operators.tfidf_replacement", "ml.operators.random_deletion",
-    "ml.operators.reconstruction", "ml.operators.registry", "ml.serialization",
+    "ml.operators.reconstruction", "ml.operators.registry", "ml.serialization", "ml.input_checks",
 ]
 
 

@@ -68,11 +68,22 @@ class GenerationApiTests(ParaQDSettingsMixin, TestCase):
         variants = response.data["variants"]
         self.assertTrue(1 <= len(variants) <= 2)
         self.assertTrue(all(set(v) >= {"text", "generator", "S", "D", "N", "PQI"} for v in variants))
-        for bad, message in (({"text": ""}, "empty"), ({"text": "x" * 5000}, "over the limit")):
+        long_problem = (MAYA + " ") * 200  # about 20,000 characters: refused with the limit, never cut
+        for bad, message in (({"text": ""}, "empty"), ({"text": long_problem}, "over the limit of 4000"),
+                             ({"text": "Maya tiene 12 manzanas y le da 4 a Tom. ¿Cuántas manzanas le quedan?"},
+                              "English only"),
+                             ({"text": "玛雅有12个苹果，她给了汤姆4个。她还剩几个苹果？"}, "English only"),
+                             ({"text": "Describe the market where Maya buys apples."}, "Not a word problem"),
+                             ({"text": "900 + 5 × 12 = ?"}, "no words")):
             with self.subTest(bad=message):
                 answer = client.post(reverse("api-paraphrase"), bad, format="json")
                 self.assertEqual(answer.status_code, 400)
                 self.assertIn(message, answer.data["detail"])
+        # a problem with no digits that asks something still goes ahead
+        words_only = client.post(reverse("api-paraphrase"), {
+            "text": "Maya bought some apples at the market and gave a few to Tom. How many apples does Maya have now?",
+            "k": 1}, format="json")
+        self.assertEqual(words_only.status_code, 200, words_only.data)
         annotator = APIClient()
         annotator.force_login(self.annotator)
         self.assertEqual(annotator.post(reverse("api-paraphrase"), {"text": MAYA}, format="json").status_code, 403)
