@@ -16,7 +16,7 @@ Per generator: problems it applies to, candidates, seconds per candidate, the va
 valid-and-useful share among the labelled (shared labels + blind, valid only when every pass says
 so), and the estimated share of problems with ≥ 1 and ≥ 3 valid-and-useful candidates (labelled
 candidates counted as labelled, the others at the generator's valid-and-useful rate). Results go to
-``docs/results/generators.md``.
+``docs/results/handout.md`` as a "By generator" section, beside what ``paraphrase`` hands out.
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 DATA = REPO.parent / "shared" / "data"
-OUT = REPO / "docs" / "results" / "generators.md"
+OUT = REPO / "docs" / "results" / "handout.md"  # beside what paraphrase hands out
 
 from blind import make_blind_batch, read_blind_useful  # noqa: E402
 
@@ -43,6 +43,16 @@ def gold_labels() -> dict[tuple[str, str], tuple[bool, bool]]:
     rows = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
     return {(r["question"].strip(), r["augmented"].strip()): (r["final_label"] == "1", r["useful"].strip() == "yes")
             for r in rows}
+
+
+def before_repairs() -> dict[str, tuple[int, int]]:
+    """(valid, labelled) per generator in the shared labels: the earlier, unrepaired generators'
+    candidates on the AQuA dev problems."""
+    out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8")):
+        out[r["generator"]][0] += r["final_label"] == "1"
+        out[r["generator"]][1] += 1
+    return {k: (v[0], v[1]) for k, v in out.items()}
 
 
 def run(problems: list[str], names: list[str], resources, out: Path) -> None:
@@ -183,7 +193,7 @@ def main() -> None:
     results = summarise(rows, labels)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
-        f"## Run of {stamp}", "",
+        f"## By generator: run of {stamp}", "",
         f"Command: `python benchmarks/generators.py --problems {args.problems} --problem-set {args.problem_set}"
         f"{' --llm ' + str(args.llm) if args.llm else ''}"
         f"{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}` "
@@ -196,20 +206,23 @@ def main() -> None:
         "says so; useful only when every pass says useful).", "",
         *agreement,
         "| generator | default set | applies to | candidates | s/candidate | labelled | valid | valid & useful "
-        "| problems with ≥ 1 valid & useful (est.) | with ≥ 3 (est.) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| problems with ≥ 1 valid & useful (est.) | with ≥ 3 (est.) | before the repairs: valid (labelled) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
+    before = before_repairs()
     for name in names:
         r = results.get(name)
         if r is None:
             continue
+        was = before.get(name)
         lines.append(f"| {name} | {'yes' if is_default(name) else 'no'} | {fmt(r['applies'])} | {r['candidates']} | "
                      f"{fmt(r['seconds_per_candidate'], False)} | {r['labelled']} | {fmt(r['valid'])} | "
-                     f"{fmt(r['valid_useful'])} | {fmt(r['cover1'])} | {fmt(r['cover3'])} |")
+                     f"{fmt(r['valid_useful'])} | {fmt(r['cover1'])} | {fmt(r['cover3'])} | "
+                     f"{fmt(was[0] / was[1]) + f' ({was[1]})' if was else '–'} |")
     report = "\n".join(lines) + "\n"
     print(report)
     previous = args.out.read_text() if args.out.is_file() else ""
-    head = "# Each generator, judged by what people accept\n\n"
+    head = "# What `paraphrase` hands out\n\n"
     body = previous[len(head):] if previous.startswith(head) else previous
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(head + report + ("\n" + body if body else ""))

@@ -69,7 +69,7 @@ def child(problems_file: Path, k: int, out: Path) -> None:
 
     call_command("migrate", verbosity=0)
     from ml.generation import available_generators
-    from paraphrases.generation import generation_resources, paraphrase_variants
+    from paraphrases.generation import GenerationError, generation_resources, paraphrase_variants
 
     generators = None
     if os.environ.get("HANDOUT_WITH_LLM") == "1":
@@ -78,7 +78,10 @@ def child(problems_file: Path, k: int, out: Path) -> None:
     with out.open("w", encoding="utf-8") as handle:
         for n, text in enumerate(problems, start=1):
             started = time.perf_counter()
-            result = paraphrase_variants(text=text, k=k, generators=generators)
+            try:
+                result = paraphrase_variants(text=text, k=k, generators=generators)
+            except GenerationError as exc:  # refused as input (not English, no words): nothing handed out
+                result = {"candidates": 0, "passed": 0, "message": str(exc), "judge": None, "variants": []}
             handle.write(json.dumps({
                 "problem": text, "seconds": time.perf_counter() - started, "candidates": result["candidates"],
                 "passed": result["passed"], "message": result["message"], "judge": result["judge"],
