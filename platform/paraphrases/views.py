@@ -83,9 +83,12 @@ def dataset_generate_page(request, dataset_id: int):
     _staff(request)
     dataset = _dataset(request, dataset_id)
     names = [n for n in request.POST.getlist("generators") if n]
+    if not names:  # every box unticked: not "run them all"
+        messages.error(request, "Generation not started: tick at least one generator.")
+        return redirect(reverse("dataset-candidates", args=[dataset.pk]))
     try:
         per_problem = int(request.POST.get("per_problem") or DEFAULT_PER_PROBLEM)
-        job = generation_start(dataset=dataset, generators=names or None, select=request.POST.get("select") or None,
+        job = generation_start(dataset=dataset, generators=names, select=request.POST.get("select") or None,
                                per_problem=per_problem, queue=request.POST.get("queue") == "1", user=request.user)
     except (ValueError, GenerationError, ParaQDError) as exc:
         messages.error(request, f"Generation not started: {exc}")

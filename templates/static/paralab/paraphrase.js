@@ -63,6 +63,10 @@
     event.preventDefault();
     var generators = Array.prototype.map.call(
       form.querySelectorAll('input[name="generators"]:checked'), function (box) { return box.value; });
+    if (!generators.length) {  // an empty list would mean "the defaults" to the API: say so instead
+      status.textContent = "Tick at least one generator.";
+      return;
+    }
     var body = {
       text: textBox.value,
       k: parseInt(document.getElementById("paraphrase-k").value, 10) || 3,

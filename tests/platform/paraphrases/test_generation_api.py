@@ -163,6 +163,18 @@ class GenerationPageTests(ParaQDSettingsMixin, TestCase):
         self.assertContains(dashboard, 'id="pqi-plot"')
         self.assertContains(dashboard, "<title id=\"pqi-title\">Mean PQI per generator</title>", html=False)
 
+    def test_the_generate_form_ticks_the_default_set_and_refuses_no_generator(self):
+        self.client.force_login(self.staff)
+        page = self.client.get(reverse("dataset-candidates", args=[self.dataset.pk])).content.decode()
+        self.assertIn('value="reorder" checked', page)
+        self.assertNotIn('value="synonym" checked', page)  # optional: listed, not ticked
+        self.assertIn('value="synonym"', page)
+        jobs = Job.objects.count()
+        response = self.client.post(reverse("dataset-generate", args=[self.dataset.pk]),
+                                    {"select": "pammr", "per_problem": "1"}, follow=True)
+        self.assertContains(response, "tick at least one generator")
+        self.assertEqual(Job.objects.count(), jobs)  # nothing ran (it used to run every generator)
+
     def test_annotators_may_not_see_generation_pages(self):
         self.client.force_login(self.annotator)
         for url in (reverse("dataset-candidates", args=[self.dataset.pk]), reverse("paraphrase")):
