@@ -94,6 +94,16 @@ def _replaceable_place(surface: str, text: str, spacy_model: str) -> bool:
 _KNOWN_GIVEN_NAMES = frozenset(FEMALE_NAMES + MALE_NAMES + UNISEX_NAMES)
 
 
+def _replaceable_person(surface: str) -> bool:
+    """A person whose name can safely change: a titled name ("Mr. Brown") or one that opens with a
+    given name the name lists know. The tagger also calls products and labels people ("Kale Kids",
+    "Toothpaste A", "Box W"): renaming those changed the problem."""
+    if _TITLE.match(surface):
+        return True
+    words = surface.split()
+    return bool(words) and words[0] in _KNOWN_GIVEN_NAMES and all(len(w) > 1 for w in words)
+
+
 def _pool(gender: str | None) -> tuple[str, ...]:
     if gender == "female":
         return FEMALE_NAMES
@@ -129,10 +139,15 @@ class EntitySubstitutionGenerator:
         groups = entity_groups(text, model)
         if not groups:
             raise NotApplicable("no named entity", operator=self.name)
-        groups = [g for g in groups if g[1] == "PERSON" or _replaceable_place(g[0], text, model)]
+        people = [g[0] for g in groups if g[1] == "PERSON" and _replaceable_person(g[0])]
+        # A surname said alone follows its full or titled name ("Mr. Brown … Brown took 14 hours").
+        parts = {word for name in people for word in _TITLE.sub("", name).split()}
+        groups = [g for g in groups if (g[0] in people or g[0] in parts if g[1] == "PERSON"
+                                        else _replaceable_place(g[0], text, model))]
         if not groups:
-            raise NotApplicable("no name that can be replaced safely (places and organisations need a written-out "
-                                "name that does not read as a person)", operator=self.name)
+            raise NotApplicable("no name that can be replaced safely (a person needs a known given name or a title; "
+                                "a place or organisation a written-out name that does not read as a person)",
+                                operator=self.name)
         genders = person_genders(text, model)
         candidates = []
         for _ in range(2 * self.max_candidates):

@@ -38,8 +38,10 @@ _FINITE_TAGS = {"VBD", "VBZ", "VBP", "MD"}
 def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
     """Moves that read well in a handout: the sentence has a finite main verb (not "An engine
     moving at 10 m/s."), the phrase holds no verb (a relative clause stays with its noun: not "In
-    the tunnel which can fly at 1000 mph, a bee is left"), is at most 6 words, and the sentence
-    does not open with a capital that is also a variable ("A train … between A and B")."""
+    the tunnel which can fly at 1000 mph, a bee is left"), is at most 6 words, opens with its
+    preposition (not "Already in the case, …"), is not the argument right after an object-less
+    verb ("For 5 employees, my company's funding allows."), and the sentence does not open with a
+    capital that is also a variable ("A train … between A and B")."""
     root = sent.root
     if not (root.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS
                                              for c in root.children)):
@@ -47,6 +49,10 @@ def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
     phrase = sent.doc[start:end]
     if len(phrase) > 6 or any(t.pos_ in ("VERB", "AUX") for t in phrase):
         return False
+    if phrase[0].dep_ != "prep":
+        return False  # "already in the case": the modifier would go with the phrase and attach to the wrong noun
+    if start == root.i + 1 and not any(c.dep_ in ("dobj", "attr", "acomp", "prt") for c in root.children):
+        return False  # the verb's own argument ("allows for 5 employees", "weighs in a bag"), not an adjunct
     first = sent[0]
     return not (len(first.text) == 1 and first.text.isupper() and first.text != "I"
                 and capitalized_elsewhere(first.text, context))
