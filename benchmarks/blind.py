@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 AQUA_CHECKS = 12  # AQUA_test pairs (people's labels) mixed into every blind batch
 
-__all__ = ["AQUA_CHECKS", "make_blind_batch", "read_blind", "read_blind_useful"]
+__all__ = ["AQUA_CHECKS", "make_blind_batch", "read_blind", "read_blind_dirs", "read_blind_useful"]
 
 
 def make_blind_batch(work: Path, rows: list[dict], seed: int = 3407, checks: int = AQUA_CHECKS) -> int:
@@ -93,3 +93,19 @@ def read_blind_useful(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, s
             useful = valid and all(_truthy(rows[x].get("useful")) for rows in said)
             labels[(batch[x]["original"].strip(), batch[x]["rewrite"].strip())] = (valid, useful)
     return labels, lines + [""]
+
+
+def read_blind_dirs(dirs: list[Path]) -> tuple[dict[tuple[str, str], tuple[bool, bool]], list[str]]:
+    """The labels of several labelled batches (each folder: blind_batch.csv, blind_key.csv and its
+    passes ``pass_*.csv``), merged; the agreement lines are given per folder."""
+    labels: dict[tuple[str, str], tuple[bool, bool]] = {}
+    lines: list[str] = []
+    for folder in dirs:
+        passes = sorted(folder.glob("pass_*.csv"))
+        if not passes:
+            raise SystemExit(f"{folder}: no labelling pass (pass_*.csv)")
+        found, said = read_blind_useful(folder, passes)
+        labels.update(found)
+        lines += [f"Batch `{folder.relative_to(REPO) if folder.is_relative_to(REPO) else folder}` "
+                  f"({len(found)} rows, {len(passes)} passes):"] + said
+    return labels, lines

@@ -36,7 +36,7 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"  # beside what paraphrase hands out
 
-from blind import make_blind_batch, read_blind_useful  # noqa: E402
+from blind import make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
 
 
 def gold_labels() -> dict[tuple[str, str], tuple[bool, bool]]:
@@ -136,6 +136,11 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=REPO / "var" / "generators")
     parser.add_argument("--blind", type=Path, nargs="*", default=None, help="labelling passes over the batch")
     parser.add_argument("--reuse", action="store_true", help="read the candidates of an earlier run from --work")
+    parser.add_argument("--labelled", type=Path, nargs="*", default=[],
+                        help="folders of earlier labelled batches (blind_batch.csv, blind_key.csv, pass_*.csv): their "
+                             "labels count, and a new batch only tops each generator up to --per-generator labels")
+    parser.add_argument("--add", type=Path, nargs="*", default=[],
+                        help="more candidates.jsonl files to read beside --work's (e.g. another generator's run)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
 
@@ -163,32 +168,41 @@ def main() -> None:
     started = time.perf_counter()
     if not args.reuse:
         run(problems, names, resources, path)
-    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows = [json.loads(line) for extra in [path, *args.add] for line in extra.read_text().splitlines()]
+    rows = [r for r in rows if r["problem"] in set(problems)]
+    earlier, earlier_lines = read_blind_dirs(args.labelled)
     blind, agreement = read_blind_useful(args.work, args.blind or [])
-    labels = {**gold, **blind}
+    agreement = earlier_lines + agreement
+    labels = {**gold, **earlier, **blind}
     if not args.blind:
         rng = random.Random(3407)
         sample: dict[tuple[str, str], dict] = {}
         by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        known: dict[str, set[tuple[str, str]]] = defaultdict(set)
         for row in rows:
             for text in row["texts"]:
-                if (row["problem"].strip(), text.strip()) not in gold:
+                key = (row["problem"].strip(), text.strip())
+                if key in labels:
+                    known[row["generator"]].add(key)
+                else:
                     by_name[row["generator"]].append((row["problem"], text))
         for name, pairs in by_name.items():
             unique = list(dict.fromkeys(pairs))
-            for problem, text in rng.sample(unique, min(args.per_generator, len(unique))):
+            need = max(0, args.per_generator - len(known[name]))
+            for problem, text in rng.sample(unique, min(need, len(unique))):
                 sample[(problem, text)] = {"problem": problem, "variant": text}
         if args.with_handout:
-            for arm in ("judge", "paper"):
+            for arm in ("judge", "paper", "llm"):
                 arm_file = args.with_handout / f"{arm}.jsonl"
                 if not arm_file.is_file():
                     continue
                 handed = [(r["problem"], v["text"]) for r in map(json.loads, arm_file.read_text().splitlines())
-                          for v in r["variants"] if (r["problem"].strip(), v["text"].strip()) not in gold]
+                          for v in r["variants"] if (r["problem"].strip(), v["text"].strip()) not in labels]
                 handed = list(dict.fromkeys(handed))
                 for problem, text in rng.sample(handed, min(args.handout_sample, len(handed))):
                     sample[(problem, text)] = {"problem": problem, "variant": text}
-        size = make_blind_batch(args.work, list(sample.values()))
+        # another round's batch gets other AQUA_test checks
+        size = make_blind_batch(args.work, list(sample.values()), seed=3407 + len(args.labelled))
         print(f"blind batch: {size} rows in {args.work / 'blind_batch.csv'}")
     results = summarise(rows, labels)
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

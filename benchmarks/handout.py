@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
 
-from blind import make_blind_batch, read_blind_useful  # noqa: E402
+from blind import make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
 
 
 def labels() -> dict[tuple[str, str], dict]:
@@ -196,6 +196,9 @@ def main() -> None:
     parser.add_argument("--blind-dir", type=Path, default=None,
                         help="folder of the blind batch the --blind passes labelled (default: --work)")
     parser.add_argument("--reuse", action="store_true", help="re-read the arms' outputs in --work instead of running")
+    parser.add_argument("--labelled", type=Path, nargs="*", default=[],
+                        help="folders of labelled blind batches (blind_batch.csv, blind_key.csv, pass_*.csv), "
+                             "e.g. the ones benchmarks/generators.py made; their labels count")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -218,14 +221,17 @@ def main() -> None:
             print(f"arm {name}: {len(problems)} problems", flush=True)
             run_arm(problems, k=args.k, judge=judge, out=path, llm=args.llm if name == "llm" else None)
     blind, agreement = read_blind_useful(args.blind_dir or args.work, args.blind or [])
+    earlier, earlier_lines = read_blind_dirs(args.labelled)
+    blind, agreement = {**earlier, **blind}, earlier_lines + agreement
     results = {}
     unlabelled_by_arm: dict[str, list[dict]] = {}
     for name in arms:
         rows = [json.loads(line) for line in (args.work / f"{name}.jsonl").read_text().splitlines()]
+        rows = [r for r in rows if r["problem"] in set(problems)]  # --problems N: every arm on the same problems
         results[name] = summarise(rows, gold, blind, args.k)
         unlabelled_by_arm[name] = [{"problem": row["problem"], "variant": v["text"]} for row in rows
                                    for v in row["variants"] if (row["problem"].strip(), v["text"].strip()) not in gold]
-    if not args.blind:
+    if not args.blind and not args.labelled:
         import random
 
         rng = random.Random(3407)
@@ -242,7 +248,9 @@ def main() -> None:
         f"## Run of {stamp}",
         "",
         f"Command: `python benchmarks/handout.py{' --problems ' + str(args.problems) if args.problems else ''}"
-        f" --k {args.k}{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}`"
+        f" --k {args.k}{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}"
+        f"{' --labelled ' + ' '.join(str(d) for d in args.labelled) if args.labelled else ''}"
+        f"{' --llm ' + str(args.llm) if args.llm else ''}`"
         f" ({time.perf_counter() - started:.0f} s, {os.cpu_count()} cores, no GPU).",
         "",
         f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
