@@ -72,11 +72,36 @@ def entity_groups(
 _PERSONAL_PRONOUNS = re.compile(r"\b(he|she|his|her|him|hers|himself|herself)\b", re.IGNORECASE)
 
 
-def _replaceable_place(surface: str, text: str, spacy_model: str) -> bool:
-    """A place or organisation that can safely get another name: a written-out name of four or
-    more letters with lower-case letters in it (not "BC" or "ABE", vertex names; not "p.a."), no
-    digits, and not what reads as a person (a name the person lists know, or the subject of the
-    problem's he/she: "Blue Ocean Shipping shared some stickers … he")."""
+_ORG_SUFFIXES = frozenset({
+    "inc", "corp", "corporation", "company", "co", "ltd", "limited", "bank", "school", "college", "university",
+    "hospital", "airlines", "airways", "motors", "bakery", "store", "stores", "shop", "club", "council", "library",
+    "museum", "foods", "farms", "traders", "industries", "group", "insurance", "rail", "railways", "shipping",
+})
+_NATIONALITY = re.compile(r"(?:ian|ians|ese|ish|ch)$")
+
+
+def _known(surface: str, label: str) -> bool:
+    """Whether ``surface`` is recognisably a place, a nationality or an organisation, not a school
+    subject, a food or a racing driver the tagger called one ("Math", "Vegetables", "Vettel"):
+    a place or nationality the replacement lists hold (or a nationality's ending), an organisation
+    named with its kind ("… Bank", "… College")."""
+    name = surface[4:] if surface.lower().startswith("the ") else surface
+    if label in ("GPE", "LOC"):
+        places = {o.lower().removeprefix("the ") for key in ("GPE", "LOC") for o in ENTITY_REPLACEMENTS.get(key, ())}
+        return name.lower() in places
+    if label == "NORP":
+        return name in ENTITY_REPLACEMENTS.get("NORP", ()) or bool(_NATIONALITY.search(name))
+    words = name.split()
+    return len(words) >= 2 and words[-1].lower().strip(".") in _ORG_SUFFIXES
+
+
+def _replaceable_place(surface: str, text: str, spacy_model: str, label: str = "ORG") -> bool:
+    """A place or organisation that can safely get another name: a known one (:func:`_known`),
+    written out with four or more letters and lower-case letters in it (not "BC" or "ABE", vertex
+    names; not "p.a."), no digits, and not what reads as a person (a name the person lists know, or
+    the subject of the problem's he/she: "Blue Ocean Shipping shared some stickers … he")."""
+    if not _known(surface, label):
+        return False
     words = surface.split()
     letters = [c for c in surface if c.isalpha()]
     if len(letters) < 4 or not any(c.islower() for c in surface) or any(c.isdigit() or c == "." for c in surface):
@@ -143,7 +168,7 @@ class EntitySubstitutionGenerator:
         # A surname said alone follows its full or titled name ("Mr. Brown … Brown took 14 hours").
         parts = {word for name in people for word in _TITLE.sub("", name).split()}
         groups = [g for g in groups if (g[0] in people or g[0] in parts if g[1] == "PERSON"
-                                        else _replaceable_place(g[0], text, model))]
+                                        else _replaceable_place(g[0], text, model, g[1]))]
         if not groups:
             raise NotApplicable("no name that can be replaced safely (a person needs a known given name or a title; "
                                 "a place or organisation a written-out name that does not read as a person)",

