@@ -167,9 +167,8 @@ class GenerationPageTests(ParaQDSettingsMixin, TestCase):
         self.client.force_login(self.staff)
         page = self.client.get(reverse("dataset-candidates", args=[self.dataset.pk])).content.decode()
         self.assertIn('value="reorder" checked', page)
-        self.assertIn('value="synonym" checked', page)
-        self.assertNotIn('value="pp_permutation+synonym" checked', page)  # optional: listed, not ticked
-        self.assertIn('value="pp_permutation+synonym"', page)
+        self.assertNotIn('value="synonym" checked', page)  # optional: listed, not ticked
+        self.assertIn('value="synonym"', page)
         jobs = Job.objects.count()
         response = self.client.post(reverse("dataset-generate", args=[self.dataset.pk]),
                                     {"select": "pammr", "per_problem": "1"}, follow=True)
