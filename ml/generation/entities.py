@@ -77,20 +77,19 @@ _ORG_SUFFIXES = frozenset({
     "hospital", "airlines", "airways", "motors", "bakery", "store", "stores", "shop", "club", "council", "library",
     "museum", "foods", "farms", "traders", "industries", "group", "insurance", "rail", "railways", "shipping",
 })
-_NATIONALITY = re.compile(r"(?:ian|ians|ese|ish|ch)$")
 
 
 def _known(surface: str, label: str) -> bool:
     """Whether ``surface`` is recognisably a place, a nationality or an organisation, not a school
     subject, a food or a racing driver the tagger called one ("Math", "Vegetables", "Vettel"):
-    a place or nationality the replacement lists hold (or a nationality's ending), an organisation
-    named with its kind ("… Bank", "… College")."""
+    a place or nationality the replacement lists hold, an organisation named with its kind
+    ("… Bank", "… College")."""
     name = surface[4:] if surface.lower().startswith("the ") else surface
     if label in ("GPE", "LOC"):
         places = {o.lower().removeprefix("the ") for key in ("GPE", "LOC") for o in ENTITY_REPLACEMENTS.get(key, ())}
         return name.lower() in places
-    if label == "NORP":
-        return name in ENTITY_REPLACEMENTS.get("NORP", ()) or bool(_NATIONALITY.search(name))
+    if label == "NORP":  # a list, not an ending: the tagger calls "Sebastian" (Vettel) a nationality
+        return name in ENTITY_REPLACEMENTS.get("NORP", ())
     words = name.split()
     return len(words) >= 2 and words[-1].lower().strip(".") in _ORG_SUFFIXES
 

