@@ -139,6 +139,9 @@ def main() -> None:
     parser.add_argument("--labelled", type=Path, nargs="*", default=[],
                         help="folders of earlier labelled batches (blind_batch.csv, blind_key.csv, pass_*.csv): their "
                              "labels count, and a new batch only tops each generator up to --per-generator labels")
+    parser.add_argument("--pool", type=Path, nargs="*", default=[],
+                        help="handout.py arm outputs (*.jsonl) whose labelled variants also count in the pooled "
+                             "table (every labelled text each generator gave, on any problem)")
     parser.add_argument("--add", type=Path, nargs="*", default=[],
                         help="more candidates.jsonl files to read beside --work's (e.g. another generator's run)")
     parser.add_argument("--out", type=Path, default=OUT)
@@ -233,6 +236,29 @@ def main() -> None:
                      f"{fmt(r['seconds_per_candidate'], False)} | {r['labelled']} | {fmt(r['valid'])} | "
                      f"{fmt(r['valid_useful'])} | {fmt(r['cover1'])} | {fmt(r['cover3'])} | "
                      f"{fmt(was[0] / was[1]) + f' ({was[1]})' if was else '–'} |")
+    if args.pool:
+        seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for row in rows:
+            for text in row["texts"]:
+                seen[(row["problem"].strip(), text.strip())].add(row["generator"])
+        for arm_file in args.pool:
+            for arm_row in map(json.loads, arm_file.read_text().splitlines()):
+                for v in arm_row["variants"]:
+                    seen[(arm_row["problem"].strip(), v["text"].strip())].add(v["generator"])
+        pooled: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for key, makers in seen.items():
+            if key in labels:
+                for maker in makers:
+                    pooled[maker][0] += labels[key][0]
+                    pooled[maker][1] += labels[key][1]
+                    pooled[maker][2] += 1
+        lines += ["", "Pooled: every labelled text each generator gave, on the benchmark's problems and in the "
+                  "handout arms (" + ", ".join(f"`{p.relative_to(REPO) if p.is_relative_to(REPO) else p}`"
+                                               for p in args.pool) + "), on any of the 130 problems:", "",
+                  "| generator | default set | labelled | valid | valid & useful |", "|---|---|---|---|---|"]
+        for name in sorted(pooled, key=lambda n: (not is_default(n), n)):
+            v, u, n = pooled[name]
+            lines.append(f"| {name} | {'yes' if is_default(name) else 'no'} | {n} | {fmt(v / n)} | {fmt(u / n)} |")
     report = "\n".join(lines) + "\n"
     print(report)
     previous = args.out.read_text() if args.out.is_file() else ""

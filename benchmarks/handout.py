@@ -250,7 +250,8 @@ def main() -> None:
         f"Command: `python benchmarks/handout.py{' --problems ' + str(args.problems) if args.problems else ''}"
         f" --k {args.k}{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}"
         f"{' --labelled ' + ' '.join(str(d) for d in args.labelled) if args.labelled else ''}"
-        f"{' --llm ' + str(args.llm) if args.llm else ''}`"
+        f"{' --llm ' + str(args.llm) if args.llm else ''}"
+        f"{' --work ' + str(args.work) if args.work.resolve() != REPO / 'var' / 'handout' else ''}`"
         f" ({time.perf_counter() - started:.0f} s, {os.cpu_count()} cores, no GPU).",
         "",
         f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "

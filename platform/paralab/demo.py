@@ -243,15 +243,16 @@ def step_test_pairs(ctx: DemoContext) -> str:
 def step_generated(ctx: DemoContext) -> str:
     """The rule-based generators over every demo problem (a ``generate`` job, so it shows on the
     jobs page): candidates scored with S, D, N and PQI on /datasets/<id>/candidates/, two per
-    problem selected with PAMMR and queued for the annotators. Skipped once every problem has
-    generated candidates."""
+    problem selected with PAMMR and queued for the annotators. Skipped once the dataset has
+    generated candidates (the default generators refuse a problem they cannot rewrite well, so some
+    problems keep none: running the demo again must not generate again)."""
     from jobs.models import Job
     from paraphrases.generation import GENERATED_PURPOSE, generation_start
     from workers.generation import generate_job
 
     dataset = ctx.require_dataset()
-    missing = Problem.objects.filter(dataset=dataset).exclude(candidates__metadata__generation=True).exists()
-    note = "all problems have generated candidates"
+    missing = not Candidate.objects.filter(problem__dataset=dataset, metadata__generation=True).exists()
+    note = "the problems have generated candidates"
     if missing:
         job = generation_start(dataset=dataset, user=ctx.staff, enqueue=False)
         generate_job.apply(args=[job.pk])
