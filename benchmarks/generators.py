@@ -177,7 +177,9 @@ def main() -> None:
     blind, agreement = read_blind_useful(args.work, args.blind or [])
     agreement = earlier_lines + agreement
     labels = {**gold, **earlier, **blind}
-    if not args.blind:
+    if not args.blind and list(args.work.glob("pass_*.csv")):
+        print(f"{args.work} holds labelling passes of its batch: no new batch written (pass --blind to read them)")
+    elif not args.blind:
         rng = random.Random(3407)
         sample: dict[tuple[str, str], dict] = {}
         by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
