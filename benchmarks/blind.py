@@ -16,7 +16,19 @@ REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 AQUA_CHECKS = 12  # AQUA_test pairs (people's labels) mixed into every blind batch
 
-__all__ = ["AQUA_CHECKS", "make_blind_batch", "read_blind", "read_blind_dirs", "read_blind_useful"]
+__all__ = ["AQUA_CHECKS", "at_least", "make_blind_batch", "read_blind", "read_blind_dirs", "read_blind_useful"]
+
+
+def at_least(probabilities: list[float], k: int) -> float:
+    """P(at least k successes) of independent events (Poisson binomial)."""
+    dist = [1.0]
+    for p in probabilities:
+        nxt = [0.0] * (len(dist) + 1)
+        for j, q in enumerate(dist):
+            nxt[j] += q * (1 - p)
+            nxt[j + 1] += q * p
+        dist = nxt
+    return sum(dist[k:])
 
 
 def make_blind_batch(work: Path, rows: list[dict], seed: int = 3407, checks: int = AQUA_CHECKS) -> int:

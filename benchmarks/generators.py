@@ -36,7 +36,7 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"  # beside what paraphrase hands out
 
-from blind import make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
+from blind import at_least, make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
 
 
 def gold_labels() -> dict[tuple[str, str], tuple[bool, bool]]:
@@ -69,18 +69,6 @@ def run(problems: list[str], names: list[str], resources, out: Path) -> None:
                              + "\n")
             handle.flush()
             print(f"{i + 1}/{len(problems)}", flush=True)
-
-
-def at_least(probabilities: list[float], k: int) -> float:
-    """P(at least k successes) of independent events (Poisson binomial)."""
-    dist = [1.0]
-    for p in probabilities:
-        nxt = [0.0] * (len(dist) + 1)
-        for j, q in enumerate(dist):
-            nxt[j] += q * (1 - p)
-            nxt[j + 1] += q * p
-        dist = nxt
-    return sum(dist[k:])
 
 
 def summarise(rows: list[dict], labels: dict) -> dict[str, dict]:

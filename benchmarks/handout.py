@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
 
-from blind import make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
+from blind import at_least, make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
 
 
 def labels() -> dict[tuple[str, str], dict]:
@@ -89,18 +89,6 @@ def child(problems_file: Path, k: int, out: Path) -> None:
                              for v in result["variants"]]}) + "\n")
             if n % 10 == 0:
                 print(f"  {n}/{len(problems)} problems", flush=True)
-
-
-def at_least(probabilities: list[float], k: int) -> float:
-    """P(at least k successes) of independent events (Poisson binomial)."""
-    dist = [1.0]
-    for p in probabilities:
-        nxt = [0.0] * (len(dist) + 1)
-        for j, q in enumerate(dist):
-            nxt[j] += q * (1 - p)
-            nxt[j + 1] += q * p
-        dist = nxt
-    return sum(dist[k:])
 
 
 def summarise(rows: list[dict], gold: dict, blind: dict, k: int) -> dict:
