@@ -20,9 +20,10 @@ from rest_framework.views import APIView
 
 from corpus.models import Dataset
 from corpus.selectors import dataset_get
+from corpus.text import pair_checks
 from paralab.fields import StrictBooleanField
 from paralab.permissions import IsStaff
-from paralab.schema import ErrorSerializer
+from paralab.schema import CHECKS_SCHEMA, ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
 
 from . import selectors, services
@@ -91,6 +92,7 @@ def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_lab
         "dataset": item.dataset_id,
         "problem": {"id": problem.pk, "text": problem.text, "spans": spans["problem"]},
         "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": spans["paraphrase"]},
+        "checks": pair_checks(problem.text, candidate.text, spans),
         "label": label_out(label) if with_label else None,
         "progress": progress or selectors.annotation_progress(user=user, dataset=item.dataset),
         **({"judge": _judge_out(candidate)} if getattr(user, "is_staff", False) else {}),
@@ -147,7 +149,7 @@ _label_fields = {
 _label_schema = inline_serializer("LabelValues", _label_fields)
 _item_schema = inline_serializer("AnnotationItemOut", {
     "item": serializers.IntegerField(), "dataset": serializers.IntegerField(), "problem": _text_schema,
-    "paraphrase": _text_schema, "progress": _progress_schema,
+    "paraphrase": _text_schema, "progress": _progress_schema, "checks": CHECKS_SCHEMA,
     "label": inline_serializer("LabelValues", _label_fields, allow_null=True, help_text="the caller's label, if any"),
     "judge": inline_serializer("JudgeExplanation", {
         "version": serializers.IntegerField(), "kind": serializers.CharField(), "deciding": serializers.BooleanField(),

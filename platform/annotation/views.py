@@ -14,6 +14,8 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
+from corpus.text import pair_checks
+
 from . import page_selectors
 from .guidelines import render_guidelines
 
@@ -87,6 +89,8 @@ def adjudicate_page(request, dataset_id: int):
     from .selectors import disagreements
 
     rows = disagreements(dataset=dataset, kind="human_human")
+    for row in rows:
+        row["checks"] = pair_checks(row["problem"], row["paraphrase"])
     pending = [row for row in rows if not row.get("gold") or row["gold"].get("source") != "adjudication"]
     context = {
         "dataset": dataset,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 
-__all__ = ["text_normalize", "text_hash"]
+__all__ = ["pair_checks", "text_normalize", "text_hash"]
 
 
 def text_normalize(text: str) -> str:
@@ -23,3 +23,20 @@ def text_normalize(text: str) -> str:
 def text_hash(text: str) -> str:
     """sha256 hex digest of :func:`text_normalize` (64 characters)."""
     return hashlib.sha256(text_normalize(text).encode("utf-8")).hexdigest()
+
+
+def pair_checks(original: str, paraphrase: str, spans: dict | None = None) -> dict[str, dict]:
+    """The numbers, units and names check of a pair (:func:`ml.checks.pair_checks`), as every page
+    and endpoint that shows a pair returns it under ``checks``. ``spans`` are the pair's highlight
+    spans (``{"problem": [...], "paraphrase": [...]}``) when already computed; otherwise they are
+    computed (and cached) with the platform's spaCy pipeline."""
+    from django.conf import settings
+
+    from ml.checks import pair_checks as check
+    from ml.highlight import highlight_spans
+
+    if not spans or "problem" not in spans or "paraphrase" not in spans:
+        model = settings.PARALAB_SPACY_MODEL
+        spans = {"problem": highlight_spans(original, spacy_model=model),
+                 "paraphrase": highlight_spans(paraphrase, spacy_model=model)}
+    return check(original, paraphrase, original_spans=spans["problem"], paraphrase_spans=spans["paraphrase"])

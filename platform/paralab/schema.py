@@ -39,6 +39,31 @@ class ErrorSerializer(serializers.Serializer):
         ref_name = "Error"
 
 
+class CheckSerializer(serializers.Serializer):
+    """One part of a pair's check (ml/checks.py)."""
+
+    ok = serializers.BooleanField()
+    original = serializers.ListField(child=serializers.CharField(), help_text="what the original says, as written")
+    paraphrase = serializers.ListField(child=serializers.CharField(), help_text="what the paraphrase says")
+    only_original = serializers.ListField(child=serializers.CharField(), help_text="missing from the paraphrase")
+    only_paraphrase = serializers.ListField(child=serializers.CharField(), help_text="new in the paraphrase")
+    message = serializers.CharField(allow_blank=True, help_text="the line the pages show; empty when neither has any")
+
+
+class PairChecksSerializer(serializers.Serializer):
+    """A pair's numbers (by value), units (by identity: km → miles fails) and names (kept or renamed
+    consistently)."""
+
+    numbers = CheckSerializer()
+    units = CheckSerializer()
+    names = CheckSerializer()
+
+    class Meta:
+        ref_name = "PairChecks"
+
+
+CHECKS_SCHEMA = PairChecksSerializer()
+
 DEFAULT_ERRORS = {
     "400": "The request body or a query parameter is invalid.",
     "401": "No credentials, or a token that is not valid.",

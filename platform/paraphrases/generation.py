@@ -32,7 +32,7 @@ from django.db import transaction
 
 from annotation.models import AnnotationItem
 from corpus.models import Dataset, Problem
-from corpus.text import text_hash
+from corpus.text import pair_checks, text_hash
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 
@@ -546,8 +546,10 @@ def paraphrase_variants(
     chosen = sorted(picks, key=lambda i: -judged_pqi[i])
     spacy_model = settings.PARALAB_SPACY_MODEL
     variants = []
+    problem_spans = highlight_spans(text, spacy_model=spacy_model)
     for i in chosen:
         s = scored[i]
+        spans = highlight_spans(s.text, spacy_model=spacy_model)
         variants.append({
             "text": s.text, "generator": s.generator, "prompt": s.prompt,
             "valid_probability": round(float(s.scores["valid_probability"]), 4) if judged.results is not None else None,
@@ -555,7 +557,8 @@ def paraphrase_variants(
             # The paper's metrics as reported (σ = encoder cosine), not the judged ones used to select.
             **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
             "numbers_kept": s.scores["N"] >= 1.0,
-            "spans": highlight_spans(s.text, spacy_model=spacy_model)})
+            "spans": spans,
+            "checks": pair_checks(text, s.text, {"problem": problem_spans, "paraphrase": spans})})
     rejected_reasons = judged.rejected_reasons
     judge_info = None if judged.version is None else {"version": judged.version.pk, "name": judged.version.name,
                                                       "floor": round(judged.floor, 4)}
@@ -567,7 +570,7 @@ def paraphrase_variants(
                    f"{rejected} candidate{'s were' if rejected != 1 else ' was'} rejected" + (f": {why}" if why else ""))
     return {
         "variants": variants,
-        "problem": {"text": text, "spans": highlight_spans(text, spacy_model=spacy_model)},
+        "problem": {"text": text, "spans": problem_spans},
         "candidates": len(scored),
         "passed": len(pool),
         "rejected": rejected,

@@ -9,6 +9,7 @@ from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
 
 from annotation.models import AnnotationItem, GoldLabel
 from corpus.models import Dataset
+from corpus.text import pair_checks
 
 from .models import Candidate, Score
 
@@ -165,6 +166,7 @@ def candidate_row(candidate: Candidate, score: Score | None) -> dict[str, Any]:
         "id": candidate.pk,
         "problem": {"id": candidate.problem_id, "text": candidate.problem.text},
         "text": candidate.text,
+        "checks": pair_checks(candidate.problem.text, candidate.text, item.spans if item is not None else None),
         "generator": candidate.generator,
         "prompt": candidate.prompt,
         "scores": scores,

@@ -31,6 +31,9 @@ class AdjudicationPageLiveTests(BrowserTestCase):
         page.wait_for_url(f"{self.live_server_url}/adjudicate/{dataset.pk}/")
         self.assertEqual(page.inner_text('#adjudication-summary [data-field="pending"]'), "1")
         card = f'.adjudication-card[data-item="{item.pk}"]'
+        # the server's check: the dropped "5 hours" is a number and a unit lost
+        self.assertEqual(page.inner_text(f'{card} [data-check="numbers"]'), "\u26a0 Numbers: 5 only in the original")
+        self.assertEqual(page.inner_text(f'{card} [data-check="units"]'), "\u26a0 Units: hour only in the original")
         page.fill(f"{card} input[name=note]", "the distance is kept, the time is lost")
         page.click(f"{card} .decision-invalid")
         page.wait_for_function(f"document.querySelector('{card}').dataset.decided === '1'", timeout=8000)

@@ -10,6 +10,7 @@ from django.test import override_settings
 from annotation import selectors, services
 from annotation.models import AnnotationItem, Assignment, GoldLabel, Label
 from corpus.models import Dataset
+from corpus.text import pair_checks
 from jobs.models import Job
 from modelhub.models import ModelVersion
 from tests.browser.live import BROWSER_MARKS, BrowserTestCase
@@ -101,9 +102,13 @@ class AnnotationFlowLiveTests(ParaQDSettingsMixin, BrowserTestCase):
         first = page.get_attribute("#annotator", "data-item")
         self.wait_progress(page, 0, 5)
 
-        # The numbers and units of the pair are compared at a glance.
+        # The numbers, units and names of the pair are compared at a glance: the server's verdict.
         checks = page.inner_text("#checks")
         self.assertIn("Numbers", checks)
+        shown = AnnotationItem.objects.get(pk=first)
+        for check in pair_checks(shown.candidate.problem.text, shown.candidate.text, shown.spans).values():
+            if check["message"]:
+                self.assertIn(check["message"], checks)
         # Both texts are highlighted, and the diff marks what changed; no model score anywhere.
         self.assertGreater(page.locator("#problem-text mark.hl-number").count(), 0)
         self.assertGreater(page.locator("#paraphrase-text mark.hl-number").count(), 0)

@@ -32,7 +32,6 @@
     a.spans.forEach(function (s, i) { s.label = (leftTitles[i] || "").split(": ")[1] || ""; });
     b.spans.forEach(function (s, i) { s.label = (rightTitles[i] || "").split(": ")[1] || ""; });
     window.ParalabText.renderPair(left, right, a, b);
-    window.ParalabText.renderChecks(card.querySelector('[data-field="checks"]'), window.ParalabText.compareQuantities(a, b));
   }
 
   function updateSummary() {

@@ -166,8 +166,7 @@
     el.itemView.hidden = false;
     root.dataset.item = String(item.item);
     window.ParalabText.renderPair(el.problem, el.paraphrase, item.problem, item.paraphrase);
-    window.ParalabText.renderChecks(document.getElementById("checks"),
-      window.ParalabText.compareQuantities(item.problem, item.paraphrase));
+    window.ParalabText.renderChecks(document.getElementById("checks"), item.checks);
     renderJudge(item.judge);
     var label = item.label || options.prefill || null;
     resetForm(label);

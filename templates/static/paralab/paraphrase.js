@@ -1,6 +1,6 @@
 /* The "Paraphrase a problem" page: sends the pasted problem to POST /api/v1/paraphrase/ and
  * draws each variant beside the original with the labelling screen's highlights, word diff and
- * numbers/units check (ParalabText). DOM nodes and textContent only, never HTML strings. */
+ * server's numbers/units/names check (ParalabText). DOM nodes and textContent only, never HTML strings. */
 (function () {
   "use strict";
 
@@ -48,8 +48,7 @@
       var rewritten = { text: variant.text, spans: variant.spans };
       window.ParalabText.renderPair(node.querySelector(".variant-original"), node.querySelector(".variant-text"),
                                     original, rewritten);
-      window.ParalabText.renderChecks(node.querySelector(".variant-checks"),
-                                      window.ParalabText.compareQuantities(original, rewritten));
+      window.ParalabText.renderChecks(node.querySelector(".variant-checks"), variant.checks);
       list.appendChild(node);
     });
   }

@@ -1,5 +1,6 @@
 /* Shared text rendering for the annotation pages: a word problem with its highlight spans
- * (numbers, units, names from the API's "spans") and a word-level diff against its pair.
+ * (numbers, units, names from the API's "spans"), a word-level diff against its pair, and the
+ * server's numbers/units/names check.
  *
  * The diff is a longest common subsequence over word tokens (case-insensitive): tokens of the
  * original outside the LCS are shown as deleted, tokens of the paraphrase outside it as
@@ -154,52 +155,20 @@
     return diff;
   }
 
-  /* What the highlighted numbers and units of a pair say at a glance: numbers compared as
-   * written, units by category (so "km" and "kilometres" match). Returns
-   * {numbers: {onlyLeft, onlyRight, shared}, units: {onlyLeft, onlyRight, shared}}. */
-  function compareQuantities(left, right) {
-    function bag(side, kind, key) {
-      return (side.spans || []).filter(function (s) { return s.kind === kind; }).map(function (s) {
-        return key(s, side.text.slice(s.start, s.end));
-      });
-    }
-    function compare(xs, ys) {
-      var rest = ys.slice(), onlyLeft = [], shared = [];
-      xs.forEach(function (x) {
-        var at = rest.indexOf(x);
-        if (at >= 0) { rest.splice(at, 1); shared.push(x); } else onlyLeft.push(x);
-      });
-      return { onlyLeft: onlyLeft, onlyRight: rest, shared: shared };
-    }
-    var number = function (s, text) { return text.toLowerCase().replace(/,/g, ""); };
-    var unit = function (s, text) { return String(s.label || text).toLowerCase(); };
-    return {
-      numbers: compare(bag(left, "number", number), bag(right, "number", number)),
-      units: compare(bag(left, "unit", unit), bag(right, "unit", unit)),
-    };
-  }
-
-  /* One line on the pair's numbers and units: kept, or which appear on one side only. */
-  function renderChecks(box, result) {
+  /* The server's numbers/units/names check of a pair (the API's "checks": {numbers, units, names},
+   * each {ok, message, ...}; ml/checks.py decides, this only shows it): one line per check. */
+  function renderChecks(box, checks) {
     if (!box) return;
     while (box.firstChild) box.removeChild(box.firstChild);
     var ok = true;
-    [["Numbers", result.numbers], ["Units", result.units]].forEach(function (entry) {
-      var name = entry[0], r = entry[1];
-      if (!r.shared.length && !r.onlyLeft.length && !r.onlyRight.length) return;
+    ["numbers", "units", "names"].forEach(function (name) {
+      var c = (checks || {})[name];
+      if (!c || !c.message) return;
       var part = document.createElement("span");
-      part.className = "check";
-      if (!r.onlyLeft.length && !r.onlyRight.length) {
-        part.classList.add("check-ok");
-        part.textContent = "\u2713 " + name + ": all " + r.shared.length + " in both";
-      } else {
-        ok = false;
-        part.classList.add("check-warn");
-        var bits = [];
-        if (r.onlyLeft.length) bits.push(r.onlyLeft.join(", ") + " only in the original");
-        if (r.onlyRight.length) bits.push(r.onlyRight.join(", ") + " only in the paraphrase");
-        part.textContent = "\u26A0 " + name + ": " + bits.join("; ");
-      }
+      part.className = "check " + (c.ok ? "check-ok" : "check-warn");
+      part.dataset.check = name;
+      part.textContent = c.message;
+      if (!c.ok) ok = false;
       box.appendChild(part);
     });
     box.dataset.ok = ok ? "1" : "0";
@@ -207,6 +176,5 @@
   }
 
   window.ParalabText = {
-    compareQuantities: compareQuantities,
     renderChecks: renderChecks, tokenize: tokenize, diffTokens: diffTokens, render: render, renderPair: renderPair };
 })();
