@@ -23,8 +23,9 @@ class Job(models.Model):
         RUNNING = "running", "Running"
         SUCCEEDED = "succeeded", "Succeeded"
         FAILED = "failed", "Failed"
+        CANCELLED = "cancelled", "Cancelled"
 
-    TERMINAL = (Status.SUCCEEDED, Status.FAILED)
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
     kind = models.CharField(max_length=32, choices=Kind.choices, db_index=True)
     status = models.CharField(
@@ -54,6 +55,9 @@ class Job(models.Model):
     task = models.CharField(max_length=128, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     requeues = models.PositiveIntegerField(default=0)
+    # Someone asked to stop it: a queued job is cancelled at once, a running one at its next
+    # progress report (its work so far is rolled back or left resumable, as for a failure).
+    cancel_requested = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -70,3 +74,13 @@ class Job(models.Model):
     @property
     def is_terminal(self) -> bool:
         return self.status in self.TERMINAL
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Seconds left at the pace so far (a running job past 2 % of its work), else None."""
+        from django.utils import timezone
+
+        if self.status != self.Status.RUNNING or not self.started_at or self.progress < 0.02:
+            return None
+        elapsed = (timezone.now() - self.started_at).total_seconds()
+        return round(elapsed * (1 - self.progress) / self.progress, 1)

@@ -1,6 +1,6 @@
 """Writes to jobs: create, enqueue, claim, progress, finish.
 
-A job moves queued → running → succeeded | failed. Tasks claim their job before working, so a
+A job moves queued → running → succeeded | failed | cancelled. Tasks claim their job before working, so a
 redelivered message (acks_late + a lost worker) either finds the job finished and does nothing,
 or finds it stale and runs it again from the start (every job is all-or-nothing or resumable).
 
@@ -62,10 +62,23 @@ def _eager() -> bool:
 
 def _send(job_id: int, task_name: str, queue: str, *, task: Any = None) -> bool:
     """Send the job's message; True when the broker took it. A broker that cannot be reached is
-    logged and noted on the job, never raised: the job stays queued and the reaper sends it again."""
+    logged and noted on the job, never raised: the job stays queued and the reaper sends it again.
+
+    With no broker the task runs in this process: on a background thread when
+    ``PARALAB_JOB_RUNNER`` is ``thread`` (the embedded web server, so no page waits for a job),
+    else at once in the caller (commands, tests: the job is done when the call returns)."""
     from paralab.celery import app
 
     eager = _eager()
+    if eager and settings.PARALAB_JOB_RUNNER == "thread":
+        from .background import run_in_background
+
+        if task is None:
+            for module in app.conf.imports:
+                importlib.import_module(module)
+            task = app.tasks[task_name]
+        run_in_background(task, job_id)
+        return True
     if not eager:
         # Marked before sending: a worker that picks the message up at once must not find the
         # job looking unsent (the reaper would send it a second time for nothing).
@@ -99,6 +112,24 @@ def job_enqueue(*, job: Job, task: Any) -> None:
     Job.objects.filter(pk=job.pk).update(task=task.name)
     job.task = task.name
     transaction.on_commit(lambda: _send(job.pk, task.name, job.queue, task=task))
+
+
+def job_cancel(*, job_id: int) -> Job:
+    """Ask a job to stop. A queued job is cancelled at once; a running one stops at its next
+    progress report (``job_run`` ends it ``cancelled``); a finished job is left as it is."""
+    with transaction.atomic():
+        job = Job.objects.select_for_update().get(pk=job_id)
+        if job.status == Job.Status.QUEUED:
+            job.status, job.finished_at = Job.Status.CANCELLED, timezone.now()
+            job.cancel_requested = True
+            job.save(update_fields=["status", "finished_at", "cancel_requested"])
+        elif job.status == Job.Status.RUNNING and not job.cancel_requested:
+            job.cancel_requested = True
+            job.save(update_fields=["cancel_requested"])
+        else:
+            return job
+    job_log(job_id=job_id, line="cancel requested" if job.status == Job.Status.RUNNING else "cancelled before it ran")
+    return job
 
 
 def job_claim(*, job_id: int) -> Job | None:
@@ -147,10 +178,14 @@ def _progress_alias() -> str:
 
 
 def job_progress(*, job_id: int, progress: float, note: str | None = None) -> None:
+    """Record a running job's progress; raises :class:`JobCancelled` when someone asked it to stop."""
     progress = min(1.0, max(0.0, float(progress)))
     fields: dict[str, Any] = {"progress": progress, "heartbeat_at": timezone.now()}
     alias = _progress_alias()
-    Job.objects.using(alias).filter(pk=job_id, status=Job.Status.RUNNING).update(**fields)
+    written = Job.objects.using(alias).filter(pk=job_id, status=Job.Status.RUNNING,
+                                              cancel_requested=False).update(**fields)
+    if not written and Job.objects.using(alias).filter(pk=job_id, cancel_requested=True).exists():
+        raise JobCancelled("cancelled on request")
     if note:
         job_log(job_id=job_id, line=note, using=alias)
 
@@ -179,6 +214,11 @@ def job_succeed(*, job_id: int, result: dict[str, Any] | None = None, attempt: i
         finished_at=timezone.now(),
         heartbeat_at=timezone.now(),
     ))
+
+
+def job_cancelled(*, job_id: int, attempt: int | None = None) -> bool:
+    return bool(_attempt(job_id, attempt).update(
+        status=Job.Status.CANCELLED, error="", finished_at=timezone.now()))
 
 
 def job_fail(*, job_id: int, error: str, attempt: int | None = None) -> bool:
@@ -230,7 +270,8 @@ def job_run(*, job_id: int, body: Callable[[Job, Callable[[float], None]], dict[
 
     ``body`` returns the job's result dict; ``report(fraction, note=None)`` records progress.
     Expected failures (bad input) raise ``JobError`` and end the job ``failed`` with that message;
-    anything else is logged with its traceback and also ends the job ``failed``.
+    anything else is logged with its traceback and also ends the job ``failed``. A cancel request
+    surfaces as ``JobCancelled`` from ``report`` and ends the job ``cancelled``.
     """
     job = job_claim(job_id=job_id)
     if job is None:
@@ -243,6 +284,8 @@ def job_run(*, job_id: int, body: Callable[[Job, Callable[[float], None]], dict[
     with _Heartbeat(job_id, attempt):
         try:
             result = body(job, report)
+        except JobCancelled:
+            recorded = job_cancelled(job_id=job_id, attempt=attempt)
         except JobError as exc:
             recorded = job_fail(job_id=job_id, error=str(exc), attempt=attempt)
         except Exception as exc:  # noqa: BLE001 - the job row must record every failure
@@ -306,3 +349,11 @@ def jobs_reap_stale(*, now=None) -> dict[str, int]:
 
 class JobError(Exception):
     """A failure the user can act on (bad input); its message is shown as the job's error."""
+
+
+class JobCancelled(BaseException):
+    """Raised by a progress report when the job was asked to stop (``job_cancel``).
+
+    A ``BaseException``, like ``KeyboardInterrupt``: a task's ``except Exception`` (one problem's
+    failure must not stop the dataset) does not swallow it, while its ``except BaseException``
+    clean-ups (a half-written model folder) still run."""

@@ -12,6 +12,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
+from jobs.views import job_started_message
+
 from .calibration import CalibrationError, calibrate_start
 from .judging import JUDGE_KINDS, calibration_of, decision_version
 from .kinds import get_kind, kinds as registered_kinds
@@ -65,7 +67,7 @@ def model_retrain_page(request, kind: str):
     except RetrainError as exc:
         messages.error(request, f"Retrain of {kind} not started: {exc}")
         return redirect("model-list")
-    messages.success(request, f"Retrain of {kind} started as job {job.pk}.")
+    messages.success(request, job_started_message(job, f"Retrain of {kind}"))
     return redirect("job-list")
 
 
@@ -114,7 +116,7 @@ def model_calibrate_page(request, kind: str):
     except CalibrationError as exc:
         messages.error(request, f"Calibration of {kind} not started: {exc}")
         return redirect("model-list")
-    messages.success(request, f"Calibration of {kind} started as job {job.pk}.")
+    messages.success(request, job_started_message(job, f"Calibration of {kind}"))
     return redirect("job-list")
 
 

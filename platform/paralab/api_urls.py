@@ -38,6 +38,7 @@ urlpatterns = [
     path("disagreements/", annotation_apis.DisagreementListApi.as_view(), name="api-disagreement-list"),
     path("jobs/", jobs_apis.JobListApi.as_view(), name="api-job-list"),
     path("jobs/<int:job_id>/", jobs_apis.JobDetailApi.as_view(), name="api-job-detail"),
+    path("jobs/<int:job_id>/cancel/", jobs_apis.JobCancelApi.as_view(), name="api-job-cancel"),
     path("jobs/<int:job_id>/download/", corpus_apis.ExportJobDownloadApi.as_view(), name="api-job-download"),
     path("models/", modelhub_apis.ModelVersionListApi.as_view(), name="api-model-list"),
     path("models/judge/refit/", modelhub_apis.JudgeRefitApi.as_view(), name="api-judge-refit"),

@@ -33,6 +33,9 @@ app.conf.task_routes = {
 
 def log_execution_mode() -> None:
     if app.conf.task_always_eager:
-        logger.info("CELERY_BROKER_URL is not set: tasks run eagerly in-process (embedded default)")
+        from django.conf import settings
+
+        logger.info("CELERY_BROKER_URL is not set: tasks run in this process (embedded default, "
+                    "PARALAB_JOB_RUNNER=%s)", settings.PARALAB_JOB_RUNNER)
     else:
         logger.info("Celery broker: %s", app.conf.broker_url.split("@")[-1])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 import warnings
 from datetime import timedelta
 from pathlib import Path
@@ -240,6 +241,12 @@ SPECTACULAR_SETTINGS = {
 # --- Celery ------------------------------------------------------------------------------------
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+# With no broker: "thread" runs each job on a background thread of this process (jobs/background.py),
+# so no page waits for one; "inline" runs it inside the call that started it (commands, tests,
+# developers' TestCase suites). The embedded web server (runserver, demo) defaults to "thread".
+PARALAB_JOB_RUNNER = env_str("PARALAB_JOB_RUNNER") or ("thread" if sys.argv[1:2] == ["runserver"] else "inline")
+if PARALAB_JOB_RUNNER not in ("thread", "inline"):
+    raise ImproperlyConfigured("PARALAB_JOB_RUNNER must be 'thread' or 'inline'")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
 from corpus.selectors import dataset_get
+from jobs.views import job_started_message
 
 from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, GenerationError, generation_start, generator_catalog
 from modelhub.kinds.paraqd import ParaQDError
@@ -93,7 +94,7 @@ def dataset_generate_page(request, dataset_id: int):
     except (ValueError, GenerationError, ParaQDError) as exc:
         messages.error(request, f"Generation not started: {exc}")
     else:
-        messages.success(request, f"Generation job {job.pk} started; its progress is on the jobs page.")
+        messages.success(request, job_started_message(job, "Generation"))
     return redirect(reverse("dataset-candidates", args=[dataset.pk]))
 
 
@@ -111,7 +112,7 @@ def scanning_start_page(request):
     except ScanningError as exc:
         messages.error(request, f"SCANNING not started: {exc}")
         return redirect(reverse("dashboard"))
-    messages.success(request, f"SCANNING job {job.pk} started; its progress is on the jobs page.")
+    messages.success(request, job_started_message(job, "SCANNING"))
     return redirect(reverse("job-list"))
 
 

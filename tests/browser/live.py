@@ -26,6 +26,17 @@ BROWSER_MARKS = [
 ]
 
 
+SCREENSHOTS = os.environ.get("PARALAB_SCREENSHOTS")  # a folder: save what the pages looked like
+
+
+def shot(page, name: str, *, full_page: bool = True) -> None:
+    """Save a screenshot as ``$PARALAB_SCREENSHOTS/<name>.png`` when that variable names a folder
+    (``scripts/screenshots.sh`` sets it to docs/screenshots); otherwise nothing."""
+    if SCREENSHOTS:
+        os.makedirs(SCREENSHOTS, exist_ok=True)
+        page.screenshot(path=os.path.join(SCREENSHOTS, f"{name}.png"), full_page=full_page)
+
+
 class BrowserTestCase(StaticLiveServerTestCase):
     """A live server plus ``cls.browser`` (headless Chromium through Playwright's sync API)."""
 

@@ -13,7 +13,7 @@ from corpus.models import Dataset
 from corpus.text import pair_checks
 from jobs.models import Job
 from modelhub.models import ModelVersion
-from tests.browser.live import BROWSER_MARKS, BrowserTestCase
+from tests.browser.live import BROWSER_MARKS, BrowserTestCase, shot
 from tests.platform.corpus.factories import PASSWORD, make_candidate, make_dataset, make_problem, make_user
 from tests.platform.paraphrases.helpers import ParaQDSettingsMixin
 
@@ -31,15 +31,6 @@ PAIRS = [
     ("Ravi walks 3 km every day. How many km does he walk in 7 days?",
      "Ravi walks 4 km every day. How many km does he walk in 7 days?"),
 ]
-SCREENSHOTS = os.environ.get("PARALAB_SCREENSHOTS")  # a folder: save what the pages looked like
-
-
-def shot(page, name: str) -> None:
-    if SCREENSHOTS:
-        os.makedirs(SCREENSHOTS, exist_ok=True)
-        page.screenshot(path=os.path.join(SCREENSHOTS, f"{name}.png"), full_page=True)
-
-
 # ben labels first: valid except the pair that drops a number (index 1) and the one that changes it (4).
 BEN = [True, False, True, True, False]
 KEYS = {True: "v", False: "i"}

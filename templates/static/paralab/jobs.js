@@ -1,5 +1,6 @@
 /* The /jobs/ page: poll GET /api/v1/jobs/{id}/ every 2 s for queued and running jobs and
- * update their row (status, progress bar, error, log). Session auth: the browser sends the
+ * update their row (status, progress bar, time left, error, log); Cancel posts
+ * POST /api/v1/jobs/{id}/cancel/. Session auth: the browser sends the
  * session cookie; the CSRF token from its cookie goes along as X-CSRFToken. Values are written
  * with textContent only, never as HTML. */
 (function () {
@@ -7,7 +8,7 @@
 
   var POLL_MS = 2000;
   var ACTIVE = { queued: true, running: true };
-  var STATUSES = ["queued", "running", "succeeded", "failed"];
+  var STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"];
 
   function field(row, name) {
     return row.querySelector('[data-field="' + name + '"]');
@@ -34,6 +35,14 @@
     var label = field(row, "progress");
     if (label) label.textContent = pct + "%";
 
+    var eta = field(row, "eta");
+    if (eta) eta.textContent = formatEta(job);
+    var cancel = field(row, "cancel");
+    if (cancel) {
+      cancel.hidden = !ACTIVE[status] || job.cancel_requested;
+      if (job.cancel_requested && status === "running" && eta) eta.textContent = "stopping…";
+    }
+
     var error = field(row, "error");
     if (error) { error.textContent = job.error || ""; error.hidden = !job.error; }
     var log = field(row, "log");
@@ -48,6 +57,36 @@
       finished.textContent = "finished " + new Date(job.finished_at).toLocaleTimeString();
     }
   }
+
+  function formatEta(job) {
+    if (job.status !== "running" || job.eta_seconds === null || job.eta_seconds === undefined) return "";
+    var s = Math.round(job.eta_seconds);
+    if (s < 90) return "about " + s + " s left";
+    if (s < 5400) return "about " + Math.round(s / 60) + " min left";
+    return "about " + (s / 3600).toFixed(1) + " h left";
+  }
+
+  function cancelJob(row, button) {
+    button.disabled = true;
+    fetch(row.dataset.cancelUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Accept": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
+    }).then(function (response) {
+      if (!response.ok) throw new Error("HTTP " + response.status);
+      return response.json();
+    }).then(function (job) {
+      render(row, job);
+      start();
+    }).catch(function () {
+      button.disabled = false;
+      say("The cancel request did not go through; try again.");
+    });
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll('tr[data-cancel-url] [data-field="cancel"]'), function (button) {
+    button.addEventListener("click", function () { cancelJob(button.closest("tr"), button); });
+  });
 
   function activeRows() {
     return Array.prototype.filter.call(

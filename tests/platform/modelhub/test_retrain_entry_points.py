@@ -191,7 +191,7 @@ class ModelsPageTests(TestCase):
             response = self.client.post(reverse("model-retrain", kwargs={"kind": "paraqd"}), follow=True)
         self.assertRedirects(response, reverse("job-list"))
         job = Job.objects.get(kind=Job.Kind.RETRAIN)
-        self.assertContains(response, f"Retrain of paraqd started as job {job.pk}.")
+        self.assertContains(response, f'Retrain of paraqd started as <a href="/jobs/#job-{job.pk}">job {job.pk}</a>')
         self.assertEqual((job.created_by, len(callbacks)), (self.staff, 1))
         page = self.client.get(reverse("model-list"))
         self.assertContains(page, f'job {job.pk}</a> is queued')

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from django.conf import settings
@@ -69,6 +70,10 @@ class Command(BaseCommand):
 
         if self._static_needs_collecting():
             call_command("collectstatic", interactive=False, verbosity=0)
+        # Set-up ran its jobs inline (each step needs the one before); while serving, jobs run on
+        # a background thread so no page waits for one (jobs/background.py), unless set otherwise.
+        if not os.environ.get("PARALAB_JOB_RUNNER"):
+            settings.PARALAB_JOB_RUNNER = "thread"
         call_command("runserver", f"{addr}:{port}", use_reloader=False)
 
     # --- helpers --------------------------------------------------------------------------------
