@@ -48,6 +48,29 @@ def generate_job(self, job_id: int) -> None:
     job_run(job_id=job_id, body=body)
 
 
+@shared_task(name="paralab.generation.paraphrase", **COMMON, **SHORT_LIMITS)
+def paraphrase_job(self, job_id: int) -> None:
+    """Run ``paraphrase_variants`` for one pasted problem; the job's result is its answer."""
+    from jobs.services import JobError, job_run
+    from paraphrases.generation import GenerationError
+
+    def body(job: Any, report: Callable[..., None]) -> dict[str, Any]:
+        from modelhub.kinds.judge.service import JudgeError
+        from modelhub.kinds.paraqd import ParaQDError
+        from paraphrases.generation import paraphrase_variants
+
+        params = job.params
+        report(0.05, "generating, scoring and judging the candidates")
+        try:
+            result = paraphrase_variants(text=params["text"], k=int(params.get("k", 3)),
+                                         generators=params.get("generators") or None, select=params.get("select"))
+        except (GenerationError, ParaQDError, JudgeError) as exc:
+            raise JobError(str(exc)) from exc
+        return result
+
+    job_run(job_id=job_id, body=body)
+
+
 @worker_process_init.connect
 @worker_init.connect
 def _warm_up(**kwargs: Any) -> None:

@@ -17,6 +17,7 @@ class Job(models.Model):
         GENERATE = "generate", "Generate paraphrases"
         RETRAIN = "retrain", "Retrain"
         CALIBRATE = "calibrate", "Calibrate a judge"
+        PARAPHRASE = "paraphrase", "Paraphrase a problem"
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"

@@ -22,3 +22,16 @@ class StrictBooleanField(serializers.BooleanField):
         if isinstance(data, (int, float)) and not isinstance(data, bool):
             self.fail("invalid", input=data)
         return super().to_internal_value(data)
+
+
+def async_requested(query) -> bool:
+    """``?async`` or ``?async=1|true|yes|on``: answer with a job at once; ``?async=0|false|no|off``
+    or no parameter: not asked. Anything else is a 400 naming the parameter."""
+    if "async" not in query:
+        return False
+    value = query["async"].strip().lower()
+    if value in ("", "1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise serializers.ValidationError({"async": "Must be a boolean: 1 or 0, true or false."})

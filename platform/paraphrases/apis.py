@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from django.http import Http404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.pagination import PageNumberPagination
@@ -11,7 +13,7 @@ from rest_framework.views import APIView
 
 from corpus.models import Dataset
 from corpus.selectors import dataset_get
-from paralab.fields import StrictBooleanField
+from paralab.fields import StrictBooleanField, async_requested
 from paralab.permissions import IsStaff
 from paralab.schema import ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
@@ -22,6 +24,7 @@ from .generation import (
     GenerationError,
     generation_start,
     generator_catalog,
+    paraphrase_start,
     paraphrase_variants,
 )
 from modelhub.kinds.judge.service import JudgeError
@@ -120,17 +123,30 @@ class ParaphraseInputSerializer(BlankFormFieldsRefused):
 
 
 class ParaphraseApi(APIView):
-    """Variants of one pasted problem, best first (nothing is stored) → 200 ``{"variants": [...]}``."""
+    """Variants of one pasted problem, best first (nothing is stored) → 200 ``{"variants": [...]}``;
+    with ``?async=1`` → 202 ``{"job", "status", "url"}`` at once, the answer becoming the job's
+    ``result`` (the page polls ``GET jobs/{id}/``). A refused text is a 400 either way."""
 
     permission_classes = [IsStaff]
 
-    @extend_schema(request=ParaphraseInputSerializer, responses={200: inline_serializer("Variants", {
-        "variants": serializers.ListField(child=serializers.DictField())}), 400: ErrorSerializer})
+    @extend_schema(request=ParaphraseInputSerializer, parameters=[
+        OpenApiParameter("async", OpenApiTypes.BOOL, required=False,
+                         description="Answer at once with a job to poll (its result is the same answer)."),
+    ], responses={200: inline_serializer("Variants", {
+        "variants": serializers.ListField(child=serializers.DictField())}),
+        202: inline_serializer("ParaphraseJob", {"job": serializers.IntegerField(), "status": serializers.CharField(),
+                                                 "url": serializers.CharField()}), 400: ErrorSerializer})
     def post(self, request):
         data = ParaphraseInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         try:
+            if async_requested(request.query_params):
+                job = paraphrase_start(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
+                                       select=v["select"], user=request.user)
+                job.refresh_from_db(fields=["status"])
+                return Response({"job": job.pk, "status": job.status,
+                                 "url": reverse("api-job-detail", args=[job.pk])}, status=status.HTTP_202_ACCEPTED)
             result = paraphrase_variants(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
                                          select=v["select"])
         except (GenerationError, ParaQDError, JudgeError) as exc:

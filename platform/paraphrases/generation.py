@@ -496,6 +496,40 @@ def _queue(dataset: Dataset, candidate_ids: Sequence[int], batch_size: int = 200
 # --- one pasted problem -------------------------------------------------------------------------
 
 
+def paraphrase_text_checked(text: str | None) -> str:
+    """The pasted problem, stripped, or ``GenerationError`` saying why it is refused (empty, over
+    ``PARALAB_PARAPHRASE_MAX_CHARS``, not English, not a word problem)."""
+    from ml.input_checks import refusal_reason
+
+    text = (text or "").strip()
+    if not text:
+        raise GenerationError("text: paste a word problem (it is empty)")
+    limit = settings.PARALAB_PARAPHRASE_MAX_CHARS
+    if len(text) > limit:
+        raise GenerationError(f"text: {len(text)} characters is over the limit of {limit}")
+    refusal = refusal_reason(text)
+    if refusal is not None:
+        raise GenerationError(f"text: {refusal}")
+    return text
+
+
+def paraphrase_start(*, text: str, k: int = 3, generators: Sequence[str] | str | None = None,
+                     select: str | None = None, user: AbstractBaseUser | None = None) -> Job:
+    """Check the request now (a bad one is refused at once) and queue a ``paraphrase`` job whose
+    result is :func:`paraphrase_variants`' answer: the page polls it instead of waiting on one
+    request (a neural or LLM generator takes minutes on a CPU)."""
+    from ml.generation import get_generator
+    from workers.generation import paraphrase_job
+
+    text = paraphrase_text_checked(text)
+    _, names, selector = _checked(generators, select, k)
+    neural = any(get_generator(n).kind == "neural" for n in names)
+    job = job_create(kind=Job.Kind.PARAPHRASE, params={"text": text, "k": k, "generators": names, "select": selector},
+                     created_by=user, queue="gpu" if neural else "cpu")
+    job_enqueue(job=job, task=paraphrase_job)
+    return job
+
+
 def paraphrase_variants(
     *,
     text: str,
@@ -519,20 +553,11 @@ def paraphrase_variants(
     """
     from ml.generation import generate
     from ml.highlight import highlight_spans
-    from ml.input_checks import refusal_reason
 
     from modelhub.kinds.paraqd import paraqd_default_model
 
     started = time.perf_counter()
-    text = (text or "").strip()
-    if not text:
-        raise GenerationError("text: paste a word problem (it is empty)")
-    limit = settings.PARALAB_PARAPHRASE_MAX_CHARS
-    if len(text) > limit:
-        raise GenerationError(f"text: {len(text)} characters is over the limit of {limit}")
-    refusal = refusal_reason(text)
-    if refusal is not None:
-        raise GenerationError(f"text: {refusal}")
+    text = paraphrase_text_checked(text)
     resources, names, selector = _checked(generators, select, k)
     model = paraqd_default_model()
     generated, refusals = generate(names, text, _problem_seed(seed, text), resources)

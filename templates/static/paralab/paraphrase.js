@@ -1,4 +1,5 @@
-/* The "Paraphrase a problem" page: sends the pasted problem to POST /api/v1/paraphrase/ and
+/* The "Paraphrase a problem" page: sends the pasted problem to POST /api/v1/paraphrase/?async=1,
+ * polls the job it answers with (GET /api/v1/jobs/{id}/) and
  * draws each variant beside the original with the labelling screen's highlights, word diff and
  * server's numbers/units/names check (ParalabText). DOM nodes and textContent only, never HTML strings. */
 (function () {
@@ -74,7 +75,9 @@
     };
     button.disabled = true;
     status.textContent = "Paraphrasing…";
-    fetch(form.dataset.api, {
+    // Asked as a job: the answer comes at once and the page polls the job, so a slow generator
+    // (a neural one on a CPU takes minutes) never leaves a request hanging.
+    fetch(form.dataset.api + "?async=1", {
       method: "POST",
       credentials: "same-origin",
       headers: { "Content-Type": "application/json", "X-CSRFToken": window.ParalabCsrf.token() },
@@ -86,13 +89,34 @@
         while (list.firstChild) list.removeChild(list.firstChild);
         var data = answer.data || {};
         status.textContent = data.detail || Object.keys(data).map(function (k) { return k + ": " + data[k]; }).join("; ");
-        return;
+        return null;
       }
-      show(answer.data);
+      return poll(answer.data.url, Date.now());
     }).catch(function (error) {
       status.textContent = "The request failed: " + error;
     }).then(function () {
       button.disabled = false;
     });
   });
+
+  /* Poll the paraphrase job until it ends; show its progress meanwhile. */
+  function poll(url, started) {
+    return fetch(url, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error("the job could not be read (HTTP " + response.status + ")");
+        return response.json();
+      }).then(function (job) {
+        if (job.status === "succeeded") { show(job.result || {}); return null; }
+        if (job.status === "failed" || job.status === "cancelled") {
+          while (list.firstChild) list.removeChild(list.firstChild);
+          status.textContent = job.status === "failed" ? (job.error || "The job failed.") : "Cancelled.";
+          return null;
+        }
+        var seconds = Math.round((Date.now() - started) / 1000);
+        status.textContent = "Paraphrasing… " + Math.round((job.progress || 0) * 100) + "% (" + seconds + " s" +
+          (typeof job.eta_seconds === "number" ? ", about " + Math.round(job.eta_seconds) + " s left" : "") + ")";
+        return new Promise(function (resolve) { window.setTimeout(resolve, 700); })
+          .then(function () { return poll(url, started); });
+      });
+  }
 })();

@@ -88,6 +88,25 @@ class GenerationApiTests(ParaQDSettingsMixin, TestCase):
         annotator.force_login(self.annotator)
         self.assertEqual(annotator.post(reverse("api-paraphrase"), {"text": MAYA}, format="json").status_code, 403)
 
+    def test_paraphrase_as_a_job_answers_at_once_and_the_job_holds_the_variants(self):
+        with self.captureOnCommitCallbacks(execute=True):
+            response = self.client_.post(reverse("api-paraphrase") + "?async=1", {"text": MAYA, "k": 2}, format="json")
+        self.assertEqual(response.status_code, 202, response.data)
+        job = Job.objects.get(pk=response.data["job"])
+        self.assertEqual((job.kind, response.data["url"]), (Job.Kind.PARAPHRASE, f"/api/v1/jobs/{job.pk}/"))
+        polled = self.client_.get(response.data["url"]).data  # inline runner here: already done
+        self.assertEqual(polled["status"], "succeeded", polled["error"])
+        variants = polled["result"]["variants"]
+        self.assertTrue(1 <= len(variants) <= 2)
+        self.assertTrue(all(v["checks"]["numbers"]["ok"] for v in variants))
+        # a refused text is refused at once, with no job
+        refused = self.client_.post(reverse("api-paraphrase") + "?async=1", {"text": "x" * 5000}, format="json")
+        self.assertEqual(refused.status_code, 400)
+        self.assertIn("over the limit", refused.data["detail"])
+        bad_flag = self.client_.post(reverse("api-paraphrase") + "?async=maybe", {"text": MAYA}, format="json")
+        self.assertEqual(bad_flag.status_code, 400)
+        self.assertEqual(Job.objects.filter(kind=Job.Kind.PARAPHRASE).count(), 1)
+
     def test_generators_list_says_what_cannot_run(self):
         rows = {g["name"]: g for g in self.client_.get(reverse("api-generator-list")).data["generators"]}
         self.assertTrue(rows["reorder"]["available"])
