@@ -9,6 +9,7 @@ see a model score or another annotator's label. Staff endpoints answer 403 to an
 from __future__ import annotations
 
 import logging
+import re
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -26,7 +27,7 @@ from paralab.permissions import IsStaff
 from paralab.schema import CHECKS_SCHEMA, ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
 
-from . import selectors, services
+from . import filters, review_selectors, selectors, services
 from .models import AnnotationItem, Label
 
 _detail = inline_serializer("AnnotationDetail", {"detail": serializers.CharField()})
@@ -34,11 +35,36 @@ _detail = inline_serializer("AnnotationDetail", {"detail": serializers.CharField
 
 logger = logging.getLogger("paralab.annotation")
 
-def _member_dataset_or_404(user, dataset_id) -> Dataset:
+def _dataset_id(value) -> int:
+    """``?dataset=``: a dataset's id, a whole number (400 naming the parameter otherwise; an id
+    of no dataset is the caller's 404)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    text = "" if value is None else str(value).strip()
+    if not re.fullmatch(r"-?[0-9]{1,18}", text):
+        refused = f' "{filters.shown(text)}" is not one;' if text else ""
+        raise ValidationError({"dataset": [f"a dataset id is required;{refused} allowed: a whole number"]})
+    return int(text)
+
+
+def _filters(query, *, parameters) -> filters.LabelFilters:
+    """The list filters of ``query`` (``filters.label_filters_parse``); 400 naming the parameter."""
     try:
-        dataset_id = int(dataset_id)
-    except (TypeError, ValueError):
-        raise ValidationError({"dataset": "a dataset id is required"}) from None
+        return filters.label_filters_parse(query, parameters=parameters)
+    except filters.FilterError as exc:
+        raise ValidationError({exc.parameter: [exc.message]}) from None
+
+
+def _page_checked(query) -> None:
+    """``?page=`` must be a page number (or "last"); one past the end is DRF's 404."""
+    try:
+        filters.page_number(query, allow_last=True)
+    except filters.FilterError as exc:
+        raise ValidationError({exc.parameter: [exc.message]}) from None
+
+
+def _member_dataset_or_404(user, dataset_id) -> Dataset:
+    dataset_id = _dataset_id(dataset_id)
     dataset = selectors.annotator_dataset_get(user=user, dataset_id=dataset_id)
     if dataset is None:
         raise Http404("No such dataset.")
@@ -46,10 +72,7 @@ def _member_dataset_or_404(user, dataset_id) -> Dataset:
 
 
 def _staff_dataset_or_404(user, dataset_id) -> Dataset:
-    try:
-        dataset_id = int(dataset_id)
-    except (TypeError, ValueError):
-        raise ValidationError({"dataset": "a dataset id is required"}) from None
+    dataset_id = _dataset_id(dataset_id)
     dataset = dataset_get(user=user, dataset_id=dataset_id)
     if dataset is None:
         raise Http404("No such dataset.")
@@ -284,19 +307,38 @@ class LabelUndoApi(APIView):
         return Response(item_out(user=request.user, item=item, with_label=False))
 
 
+_LABEL_PARAMETER = OpenApiParameter(
+    "label", str, enum=list(filters.LABEL_VALUES), required=False,
+    description="Only labels saying valid, or only invalid (empty: both). Any other value: 400.",
+)
+_GENERATOR_PARAMETER = OpenApiParameter(
+    "generator", {"type": "string", "pattern": f"^{filters.GENERATOR_NAME.pattern}$", "maxLength": 64}, required=False,
+    description=f"Only candidates from this generator: {filters.GENERATOR_RULE}. Another form: 400.",
+)
+_PAGE_PARAMETER = OpenApiParameter(
+    "page", str, required=False, pattern=r"^([1-9][0-9]{0,17}|last)$",
+    description='A page number from 1, or "last"; anything else is a 400, a page past the end a 404.',
+)
+
+
 class OwnLabelListApi(generics.ListAPIView):
-    """``GET annotation/labels/?dataset={id}``: the caller's own labels, newest change first, each
-    with its history."""
+    """``GET annotation/labels/?dataset={id}&label=valid|invalid&generator=NAME``: the caller's own
+    labels, newest change first, each with its history; ``label`` and ``generator`` narrow it as on
+    the "My labels" page (400 for a value they do not take)."""
 
     serializer_class = OwnLabelSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("dataset", OpenApiTypes.INT, required=True)])
+    @extend_schema(parameters=[OpenApiParameter("dataset", OpenApiTypes.INT, required=True),
+                               _LABEL_PARAMETER, _GENERATOR_PARAMETER, _PAGE_PARAMETER])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
-        dataset = _member_dataset_or_404(self.request.user, self.request.query_params.get("dataset"))
-        return selectors.label_list(user=self.request.user, dataset=dataset)
+        query = self.request.query_params
+        dataset = _member_dataset_or_404(self.request.user, query.get("dataset"))
+        chosen = _filters(query, parameters=("label", "generator"))
+        _page_checked(query)
+        return review_selectors.own_labels(user=self.request.user, dataset=dataset, filters=chosen)
 
 
 # --- staff endpoints ------------------------------------------------------------------------------
@@ -326,12 +368,14 @@ class DatasetProgressApi(APIView):
 
 
 class DisagreementQuerySerializer(serializers.Serializer):
-    dataset = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=selectors.DISAGREEMENT_KINDS, default="human_human")
 
 
 class DisagreementListApi(APIView):
-    """``GET disagreements/?dataset={id}&kind=human_human|human_model`` (staff)."""
+    """``GET disagreements/?dataset={id}&kind=human_human|human_model`` (staff), narrowed like the
+    adjudication screen by ``annotator`` (a user id: items they labelled), ``label`` (a label saying
+    valid or invalid; that annotator's with ``annotator``) and ``generator``. A value a parameter
+    does not take, or an annotator who did not label the dataset, is a 400 naming the parameter."""
 
     permission_classes = [IsStaff]
 
@@ -339,15 +383,26 @@ class DisagreementListApi(APIView):
         parameters=[
             OpenApiParameter("dataset", OpenApiTypes.INT, required=True),
             OpenApiParameter("kind", str, enum=list(selectors.DISAGREEMENT_KINDS), default="human_human"),
+            OpenApiParameter("annotator", OpenApiTypes.INT, required=False,
+                             description="Items this user (id) labelled; someone who did not label the dataset: 400."),
+            _LABEL_PARAMETER, _GENERATOR_PARAMETER,
         ],
         responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: _detail},
     )
     def get(self, request):
+        dataset_id = _dataset_id(request.query_params.get("dataset"))
         query = DisagreementQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        dataset = _staff_dataset_or_404(request.user, query.validated_data["dataset"])
-        rows = selectors.disagreements(dataset=dataset, kind=query.validated_data["kind"])
-        return Response({"dataset": dataset.pk, "kind": query.validated_data["kind"], "count": len(rows), "results": rows})
+        chosen = _filters(request.query_params, parameters=("label", "annotator", "generator"))
+        dataset = _staff_dataset_or_404(request.user, dataset_id)
+        if chosen.annotator is not None:
+            try:
+                filters.annotator_check(chosen, review_selectors.dataset_labellers(dataset=dataset))
+            except filters.FilterError as exc:
+                raise ValidationError({exc.parameter: [exc.message]}) from None
+        kind = query.validated_data["kind"]
+        rows = review_selectors.disagreement_list(dataset=dataset, kind=kind, filters=chosen)
+        return Response({"dataset": dataset.pk, "kind": kind, "count": len(rows), "results": rows})
 
 
 class ItemAdjudicateApi(APIView):

@@ -2,8 +2,14 @@
 
 Slots. An item needs ``required_labels`` (k) distinct annotators. A slot is *taken* by a label or
 by a lease still running (``Assignment.status == leased`` and ``leased_until`` in the future); a
-lease that ran out, or a skip, frees it. An annotator is never offered an item they labelled,
-skipped or hold, so no one labels an item twice.
+lease that ran out, or a skip, frees it. An annotator is never offered an item they labelled or
+hold, so no one labels an item twice.
+
+Skips. A skipped item goes back to the pool: it is offered to the other annotators as before, and
+to the one who skipped it once nothing else is open to them (``skipped_open``: after the items
+they have not seen, oldest skip first; skipping it again puts it last), as long as it still has a
+free slot. So an item one person passes on is never stranded below k for want of them (Label
+Studio's "requeue for me", with the others served first).
 
 Balance. Each annotator's share of a dataset is ``ceil(Σ k / members)`` items (capped at the
 number of items): with two annotators and k = 2 both label everything; with four, each labels
@@ -206,6 +212,27 @@ def _fresh_open(*, user, dataset: Dataset, now: datetime) -> QuerySet[Annotation
     )
 
 
+def skipped_open(*, user, dataset: Dataset, now: datetime | None = None,
+                 started_only: bool = False) -> QuerySet[Assignment]:
+    """``user``'s skips on ``dataset`` whose item still has a free slot (labels plus running leases
+    below k), oldest skip first (``updated_at``: a second skip moves the item to the back), annotated
+    ``taken``. What ``annotation_next`` hands back to the skipper once ``queue_head`` is empty.
+    Read from the assignment index (annotator, status): the cost follows their skips, not the
+    dataset. ``started_only``: items someone started (``taken`` ≥ 1), for an annotator past
+    their share."""
+    now = now or timezone.now()
+    leases = _count(Assignment.objects.filter(_active_lease(now), item=OuterRef("item")), "item")
+    qs = (
+        Assignment.objects.filter(annotator=user, status=Assignment.Status.SKIPPED, item__dataset=dataset)
+        .exclude(Exists(Label.objects.filter(item=OuterRef("item"), annotator=user)))
+        .annotate(taken=_int(F("item__label_count") + leases))
+        .filter(taken__lt=F("item__required_labels"))
+    )
+    if started_only:
+        qs = qs.filter(taken__gt=0)
+    return qs.order_by("updated_at", "id")
+
+
 def _fresh_head(qs: QuerySet[AnnotationItem], *, user, dataset: Dataset, limit: int, judge) -> list[int]:
     """The first ``limit`` fresh items (ids) in the dataset's queue order.
 
@@ -389,6 +416,8 @@ def progress_from(*, user, dataset: Dataset, done: int, share: int, held: int, n
     have = held + open_seen
     if have < still and not open_all_seen:
         have = held + _open_count(user=user, dataset=dataset, now=now, limit=still - held)
+    if have < still:  # their skips that come back to them once the rest is done (few: one index read)
+        have += skipped_open(user=user, dataset=dataset, now=now).count()
     return {"done": done, "total": done + min(still, have)}
 
 
@@ -480,6 +509,15 @@ def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
         .exclude(Exists(running))
         .order_by().values("annotator").annotate(n=Count("item", distinct=True)).values_list("annotator", "n")
     )
+    # Skips that come back to the skipper (``skipped_open``), per person.
+    comeback = dict(
+        Assignment.objects.filter(item__dataset=dataset, status=Assignment.Status.SKIPPED)
+        .exclude(Exists(Label.objects.filter(item=OuterRef("item"), annotator=OuterRef("annotator"))))
+        .annotate(taken=_int(F("item__label_count") + _count(
+            Assignment.objects.filter(_active_lease(now), item=OuterRef("item")), "item")))
+        .filter(taken__lt=F("item__required_labels"))
+        .order_by().values("annotator").annotate(n=Count("pk")).values_list("annotator", "n")
+    )
     out = []
     for user_id, username in users:
         mine_done, mine_held = done.get(user_id, 0), held.get(user_id, 0)
@@ -490,7 +528,7 @@ def dataset_progress(*, dataset: Dataset) -> list[dict[str, Any]]:
             have = mine_held
             if have < still:
                 open_count = len(started_open - holds[user_id]) + fresh_free - passed.get(user_id, 0)
-                have = mine_held + min(still - mine_held, max(0, open_count))
+                have = mine_held + min(still - mine_held, max(0, open_count)) + comeback.get(user_id, 0)
             total = mine_done + min(still, have)
         out.append({"annotator": username, "done": mine_done, "total": total})
     return out
@@ -690,7 +728,7 @@ def disagreements(*, dataset: Dataset, kind: str, limit: int | None = None) -> l
     candidate_ids = disagreement_ids(dataset=dataset, kind=kind)
     if limit is not None:
         candidate_ids = candidate_ids[:limit]
-    return _disagreement_rows(candidate_ids, version_id=judge.version_id, threshold=judge.threshold,
+    return disagreement_rows(candidate_ids, version_id=judge.version_id, threshold=judge.threshold,
                               column=judge.column)
 
 
@@ -703,25 +741,30 @@ def disagreement_summary(*, dataset: Dataset, kind: str, limit: int) -> dict[str
         adjudicated = GoldLabel.objects.filter(candidate__problem__dataset=dataset, candidate_id__in=ids,
                                                source=GoldLabel.Source.ADJUDICATION).count()
     judge = current_decision()
-    rows = _disagreement_rows(ids[:limit], version_id=judge.version_id, threshold=judge.threshold, column=judge.column)
+    rows = disagreement_rows(ids[:limit], version_id=judge.version_id, threshold=judge.threshold, column=judge.column)
     return {"rows": rows, "count": len(ids), "pending": len(ids) - adjudicated}
 
 
-def _disagreement_rows(
-    candidate_ids: list[int], *, version_id: int | None, threshold: float, column: str = "paraqd"
+def disagreement_rows(
+    candidate_ids: list[int], *, version_id: int | None, threshold: float, column: str = "paraqd",
+    detail: bool = False,
 ) -> list[dict[str, Any]]:
+    """One row per candidate of ``candidate_ids`` (in that order): the pair, each annotator's label,
+    the gold label and the model's score. ``detail``: each label also carries its ratings and
+    comment (the adjudication screen)."""
     from paraphrases.models import Candidate
 
     candidates = Candidate.objects.filter(pk__in=candidate_ids).select_related("problem")
     by_id = {c.pk: c for c in candidates}
     items = dict(AnnotationItem.objects.filter(candidate_id__in=candidate_ids).values_list("candidate_id", "pk"))
     labels: dict[int, list[dict]] = defaultdict(list)
-    for candidate_id, username, is_valid in (
+    extra = (*RATINGS, "comment") if detail else ()
+    for candidate_id, username, is_valid, *values in (
         Label.objects.filter(item__candidate_id__in=candidate_ids)
         .order_by("annotator__username")
-        .values_list("item__candidate_id", "annotator__username", "valid")
+        .values_list("item__candidate_id", "annotator__username", "valid", *extra)
     ):
-        labels[candidate_id].append({"annotator": username, "valid": is_valid})
+        labels[candidate_id].append({"annotator": username, "valid": is_valid, **dict(zip(extra, values))})
     golds = {
         g.candidate_id: {"valid": g.valid, "source": g.source, "decided_by": g.decided_by.username if g.decided_by else None,
                          "note": g.note}

@@ -61,7 +61,8 @@ def annotation_next(*, user, dataset: Dataset) -> AnnotationItem | None:
 
     A running lease of theirs is returned again (and renewed), so asking twice does not take two
     slots. Otherwise the first open item in queue order (``selectors.queue_order``) whose slot is
-    still free once locked; nothing once the annotator has labelled their share.
+    still free once locked; when none is left, the first item they skipped that still has a free
+    slot (``selectors.skipped_open``); nothing once the annotator has labelled their share.
     """
     return annotation_next_with_progress(user=user, dataset=dataset)[0]
 
@@ -95,7 +96,32 @@ def annotation_next_with_progress(*, user, dataset: Dataset) -> tuple[Annotation
     # annotator's `next` holds this instant, and each locked item's slots are counted again.
     rows = selectors.queue_head(user=user, dataset=dataset, now=now, limit=_QUEUE_HEAD, started_only=past_share)
     ids = list(dict.fromkeys(rows))
-    full = 0  # items of the head found full once locked: not open after all
+    item, full = _lease_first(ids, user=user, dataset=dataset, now=now)
+    if item is not None:
+        # Now one more held, one fewer open; the queue read held every open item unless it
+        # filled its head.
+        progress = selectors.progress_from(
+            user=user, dataset=dataset, now=now, done=standing["done"], share=standing["share"],
+            held=standing["held"] + 1, open_seen=max(0, len(ids) - 1 - full),
+            open_all_seen=len(rows) < _QUEUE_HEAD,
+        )
+        return item, progress
+    # Nothing they have not seen is left: the items they skipped come back, oldest skip first, if
+    # the others have not filled them meanwhile (selectors.skipped_open).
+    skipped = selectors.skipped_open(user=user, dataset=dataset, now=now, started_only=past_share)
+    item, _ = _lease_first(list(skipped.values_list("item_id", flat=True)[:_QUEUE_HEAD]), user=user,
+                           dataset=dataset, now=now)
+    if item is not None:
+        return item, selectors.annotation_progress(user=user, dataset=dataset, now=now)
+    return None, None
+
+
+def _lease_first(ids: list[int], *, user, dataset: Dataset, now) -> tuple[AnnotationItem | None, int]:
+    """Lease ``user`` the first item of ``ids`` that still has a free slot once its row is locked →
+    (the item or None, how many of the items before it were found full). Rows another annotator's
+    `next` holds this instant are passed over (``skip_locked``), and each locked item's slots are
+    counted again under the lock."""
+    full = 0  # items found full once locked: not open after all
     for start in range(0, len(ids), _LOCK_BATCH):
         head = ids[start:start + _LOCK_BATCH]
         with transaction.atomic():
@@ -120,15 +146,8 @@ def annotation_next_with_progress(*, user, dataset: Dataset) -> tuple[Annotation
                     continue
                 _lease(item_id=pk, user=user, until=_lease_until(dataset, now), now=now)
                 item.dataset = dataset
-                # Now one more held, one fewer open; the queue read held every open item unless it
-                # filled its head.
-                progress = selectors.progress_from(
-                    user=user, dataset=dataset, now=now, done=standing["done"], share=standing["share"],
-                    held=standing["held"] + 1, open_seen=max(0, len(ids) - 1 - full),
-                    open_all_seen=len(rows) < _QUEUE_HEAD,
-                )
-                return item, progress
-    return None, None
+                return item, full
+    return None, full
 
 
 def _lease(*, item_id: int, user, until, now) -> None:
@@ -284,8 +303,10 @@ def label_undo(*, user, dataset: Dataset, request_id: str = "") -> AnnotationIte
 
 @transaction.atomic
 def item_skip(*, user, item: AnnotationItem) -> Assignment:
-    """``user`` passes on ``item``: its slot goes back to the pool and it is not offered to them
-    again. NotAssigned without an assignment; AnnotationError when they already labelled it."""
+    """``user`` passes on ``item``: its slot goes back to the pool. The others are offered it as
+    before; ``user`` gets it back once nothing they have not seen is left (oldest skip first; a
+    second skip puts it last), while it still has a free slot (``selectors.skipped_open``).
+    NotAssigned without an assignment; AnnotationError when they already labelled it."""
     item = _lock_item(item)
     assignment = Assignment.objects.filter(item=item, annotator=user).first()
     if assignment is None:

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_safe
 
 from corpus.text import pair_checks
 
-from . import page_selectors
+from . import filters, page_selectors, review_selectors
 from .guidelines import render_guidelines
 
 # Paper 000, section 5.3: annotators rate each paraphrase 0–5 on three measures, blind.
@@ -29,6 +29,7 @@ RATINGS = [
      "Grammatical and coherent across sentences (0 broken, 5 natural English)."),
 ]
 LABELS_PER_PAGE = 50
+ADJUDICATION_PER_PAGE = 25
 
 
 @require_safe
@@ -65,37 +66,69 @@ def annotate_dataset_page(request, dataset_id: int):
     return render(request, "annotation/label.html", context)
 
 
+def _filter_error_page(request, template: str, context: dict, error: filters.FilterError):
+    """The page with the refused parameter named and what it allows, answered 400; no list."""
+    return render(request, template, {**context, "filter_error": error, "page": None, "rows": []}, status=400)
+
+
 @require_safe
 @login_required
 def annotate_labels_page(request, dataset_id: int):
-    """The caller's own labels in one dataset, newest first, each with a link to edit it."""
+    """The caller's own labels in one dataset, newest first, each with a link to edit it;
+    ``?label=valid|invalid`` and ``?generator=NAME`` narrow the list (400 for a value they do not take)."""
     dataset = _member_dataset(request, dataset_id)
-    from .selectors import label_list
-
-    labels = label_list(user=request.user, dataset=dataset)
-    page = Paginator(labels, LABELS_PER_PAGE).get_page(request.GET.get("page"))
-    return render(request, "annotation/my_labels.html", {"dataset": dataset, "page": page, "ratings": RATINGS})
+    context = {
+        "dataset": dataset, "ratings": RATINGS, "label_values": filters.LABEL_VALUES,
+        "generators": review_selectors.label_generators(dataset=dataset, user=request.user),
+        "filters": {name: request.GET.get(name, "") for name in ("label", "generator")},
+    }
+    try:
+        chosen = filters.label_filters_parse(request.GET, parameters=("label", "generator"))
+        number = filters.page_number(request.GET)
+    except filters.FilterError as error:
+        return _filter_error_page(request, "annotation/my_labels.html", context, error)
+    labels = review_selectors.own_labels(user=request.user, dataset=dataset, filters=chosen)
+    context.update({"page": Paginator(labels, LABELS_PER_PAGE).get_page(number), "filtered": chosen.narrows()})
+    return render(request, "annotation/my_labels.html", context)
 
 
 @require_safe
 @login_required
 def adjudicate_page(request, dataset_id: int):
-    """Staff: the items where annotators disagree, each annotator's label, and the decision."""
+    """Staff: the items where annotators disagree (``?disagreement=0``: every labelled item), each
+    annotator's label with their ratings and comment, and the decision. ``?label=``,
+    ``?annotator=ID`` and ``?generator=`` narrow the list (400 for a value they do not take)."""
     if not request.user.is_staff:
         raise PermissionDenied("Adjudication is for staff.")
     dataset = page_selectors.staff_dataset_get(user=request.user, dataset_id=dataset_id)
     if dataset is None:
         raise Http404("No such dataset.")
-    from .selectors import disagreements
-
-    rows = disagreements(dataset=dataset, kind="human_human")
-    for row in rows:
-        row["checks"] = pair_checks(row["problem"], row["paraphrase"])
-    pending = [row for row in rows if not row.get("gold") or row["gold"].get("source") != "adjudication"]
+    labellers = review_selectors.dataset_labellers(dataset=dataset)
     context = {
         "dataset": dataset,
-        "rows": rows,
-        "pending_count": len(pending),
         "guidelines": render_guidelines(dataset.guidelines),
+        "labellers": labellers,
+        "generators": review_selectors.label_generators(dataset=dataset),
+        "label_values": filters.LABEL_VALUES,
+        "filters": {name: request.GET.get(name, "") for name in ("label", "annotator", "generator", "disagreement")},
+        "ratings": RATINGS,
     }
+    try:
+        chosen = filters.label_filters_parse(request.GET, parameters=("label", "annotator", "generator", "disagreement"))
+        filters.annotator_check(chosen, labellers)
+        number = filters.page_number(request.GET)
+    except filters.FilterError as error:
+        return _filter_error_page(request, "annotation/adjudicate.html", context, error)
+    items = review_selectors.adjudication_items(dataset=dataset, filters=chosen)
+    page = Paginator(items.values_list("candidate_id", flat=True), ADJUDICATION_PER_PAGE).get_page(number)
+    rows = review_selectors.adjudication_rows(candidate_ids=list(page.object_list))
+    for row in rows:
+        row["checks"] = pair_checks(row["problem"], row["paraphrase"])
+    context.update({
+        "page": page,
+        "rows": rows,
+        "summary": review_selectors.adjudication_summary(items),
+        "disagreement_only": chosen.disagreement_only,
+        "filtered": chosen.narrows() or not chosen.disagreement_only,
+    })
     return render(request, "annotation/adjudicate.html", context)

@@ -218,10 +218,12 @@ def _summaries_key(dataset: Dataset) -> str:
 
     judge = current_decision()
     # The deciding judge and its threshold are in the key: a new version or a recalibration shows at once.
-    return f"paralab:dashboard:{dataset.pk}:{dataset.labels_per_item}:{judge.version_id}:{judge.threshold}"
+    # v2: the summaries carry judged_gold (an entry written before it would lack it).
+    return f"paralab:dashboard:v2:{dataset.pk}:{dataset.labels_per_item}:{judge.version_id}:{judge.threshold}"
 
 
 def _compute_summaries(dataset: Dataset) -> dict[str, Any]:
+    from annotation.coverage import judged_gold
     from annotation.selectors import dataset_agreement, disagreement_summary
     from paraphrases.generation import pqi_by_generator
 
@@ -229,6 +231,7 @@ def _compute_summaries(dataset: Dataset) -> dict[str, Any]:
         "agreement": dataset_agreement(dataset=dataset, pairs_limit=AGREEMENT_PAIRS_SHOWN),
         "human_human": disagreement_summary(dataset=dataset, kind="human_human", limit=DISAGREEMENTS_SHOWN),
         "human_model": disagreement_summary(dataset=dataset, kind="human_model", limit=DISAGREEMENTS_SHOWN),
+        "judged_gold": judged_gold(dataset=dataset),
         "pqi": pqi_by_generator(dataset=dataset),
         "at": timezone.now(),
     }
@@ -273,7 +276,8 @@ def dashboard_page(request):
     """Staff only (403 for annotators, like /jobs/). ``?dataset=ID`` picks the dataset."""
     if not request.user.is_staff:
         raise PermissionDenied("The dashboard is for staff.")
-    from annotation.selectors import dataset_progress
+    from annotation.coverage import dataset_coverage
+    from annotation.selectors import current_decision, dataset_progress
 
     datasets = list(Dataset.objects.order_by("name"))
     requested = request.GET.get("dataset", "")
@@ -291,6 +295,9 @@ def dashboard_page(request):
         human_human, human_model, pqi = summaries["human_human"], summaries["human_model"], summaries["pqi"]
         context.update({
             "progress": dataset_progress(dataset=dataset),
+            "coverage": dataset_coverage(dataset=dataset),
+            "judge": current_decision(),
+            "judged_gold": summaries["judged_gold"],
             "agreement": summaries["agreement"],
             "summaries_at": summaries["at"] if summaries["large"] else None,
             "summaries_every": settings.PARALAB_DASHBOARD_CACHE_S,

@@ -1,6 +1,8 @@
-/* The adjudication screen: add the word diff to each server-rendered pair, and record staff
+/* The adjudication screen: add the word diff to each server-rendered pair, record staff
  * decisions with POST annotation/items/{item}/adjudicate/ {"valid", "note"} (session auth,
- * CSRF token from its cookie). Values are written with textContent only. */
+ * CSRF token from its cookie), and the keyboard: j/k move between cards, v/i decide the current
+ * card (the first undecided one until staff move) and go on to the next undecided card, n writes
+ * a note. Values are written with textContent only. */
 (function () {
   "use strict";
 
@@ -34,16 +36,21 @@
     window.ParalabText.renderPair(left, right, a, b);
   }
 
-  function updateSummary() {
-    var pending = root.querySelectorAll('.adjudication-card[data-decided="0"]').length;
+  /* The server counted the split items still waiting over every page; one fewer per decision. */
+  function countDecided(card) {
+    if (card.dataset.decided === "1" || card.dataset.split !== "1") return;
     var field = document.querySelector('#adjudication-summary [data-field="pending"]');
-    if (field) field.textContent = String(pending);
+    if (!field) return;
+    var pending = parseInt(field.textContent, 10);
+    if (pending > 0) field.textContent = String(pending - 1);
   }
 
-  function decide(form, valid) {
+  function decide(form, valid, advance) {
     var card = form.closest(".adjudication-card");
     var status = card.querySelector('[data-field="decision"]');
     var buttons = form.querySelectorAll("button");
+    if (form.dataset.busy === "1") return;
+    form.dataset.busy = "1";
     Array.prototype.forEach.call(buttons, function (b) { b.disabled = true; });
     fetch(API + "annotation/items/" + form.dataset.item + "/adjudicate/", {
       method: "POST",
@@ -64,20 +71,97 @@
       verdict.textContent = gold.valid ? "valid" : "invalid";
       status.appendChild(verdict);
       status.appendChild(document.createTextNode((gold.decided_by ? " by " + gold.decided_by : "") + ". Deciding again replaces it."));
+      countDecided(card);
       card.dataset.decided = "1";
-      updateSummary();
+      if (advance) moveToUndecidedAfter(card);
     }).catch(function (error) {
       status.textContent = error.message;
     }).then(function () {
+      form.dataset.busy = "0";
       Array.prototype.forEach.call(buttons, function (b) { b.disabled = false; });
     });
   }
 
-  Array.prototype.forEach.call(root.querySelectorAll(".adjudication-card"), addDiff);
+  /* --- the current card and the keyboard ------------------------------------------------- */
+  var cards = Array.prototype.slice.call(root.querySelectorAll(".adjudication-card"));
+  var current = null;
+
+  function setCurrent(card, focus) {
+    if (!card) return;
+    if (current && current !== card) {
+      current.classList.remove("is-current");
+      current.removeAttribute("aria-current");
+    }
+    current = card;
+    card.classList.add("is-current");
+    card.setAttribute("aria-current", "true");
+    if (focus) card.focus();
+  }
+
+  function firstUndecided(from) {
+    for (var i = from; i < cards.length; i++) if (cards[i].dataset.decided !== "1") return cards[i];
+    return null;
+  }
+
+  function moveToUndecidedAfter(card) {
+    if (card !== current) return;  // staff moved on while the answer was on its way
+    var next = firstUndecided(cards.indexOf(card) + 1) || firstUndecided(0);
+    if (next) setCurrent(next, true);
+  }
+
+  function move(step) {
+    var index = current ? cards.indexOf(current) + step : (step > 0 ? 0 : cards.length - 1);
+    setCurrent(cards[Math.max(0, Math.min(cards.length - 1, index))], true);
+  }
+
+  function typing(target) {
+    var tag = target && target.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (target && target.isContentEditable);
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || !cards.length) return;
+    if (typing(event.target)) {
+      if (event.key === "Escape" && event.target.name === "note") {
+        event.preventDefault();
+        event.target.blur();
+        setCurrent(event.target.closest(".adjudication-card"), true);
+      }
+      return;
+    }
+    var key = event.key;
+    if (key === "j" || key === "k") {
+      event.preventDefault();
+      move(key === "j" ? 1 : -1);
+    } else if (key === "v" || key === "i") {
+      if (event.repeat) return;
+      event.preventDefault();
+      if (!current) setCurrent(firstUndecided(0) || cards[0], true);
+      decide(current.querySelector(".decide-form"), key === "v", true);
+    } else if (key === "n") {
+      event.preventDefault();
+      if (!current) setCurrent(firstUndecided(0) || cards[0], false);
+      current.querySelector('input[name="note"]').focus();
+    }
+  });
+
+  cards.forEach(function (card) {
+    addDiff(card);
+    // Clicking or tabbing into a card makes it the one the shortcuts act on.
+    card.addEventListener("focusin", function () { setCurrent(card, false); });
+    card.addEventListener("click", function () { setCurrent(card, false); });
+  });
   Array.prototype.forEach.call(root.querySelectorAll(".decide-form"), function (form) {
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     Array.prototype.forEach.call(form.querySelectorAll("button[data-valid]"), function (button) {
-      button.addEventListener("click", function () { decide(form, button.dataset.valid === "true"); });
+      button.addEventListener("click", function () { decide(form, button.dataset.valid === "true", false); });
     });
   });
+  // Shown from the start: v and i act on the first undecided card until staff move.
+  var start = firstUndecided(0);
+  if (start) {
+    start.classList.add("is-current");
+    start.setAttribute("aria-current", "true");
+    current = start;
+  }
 })();

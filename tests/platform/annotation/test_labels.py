@@ -155,7 +155,8 @@ class LabelApiTests(TestCase):
         item = self.next_item()["item"]
         response = self.client.post(reverse("api-annotation-skip", kwargs={"item_id": item}))
         self.assertEqual(response.status_code, 200)
-        self.assertEqual(response.json()["progress"], {"done": 0, "total": 2})
+        # Still 3 to do: the skipped item comes back to her once the other two are labelled.
+        self.assertEqual(response.json()["progress"], {"done": 0, "total": 3})
         self.assertNotEqual(self.next_item()["item"], item)
         self.assertEqual(Assignment.objects.get(item_id=item, annotator=self.ann).status, Assignment.Status.SKIPPED)
         # Skipping an item never handed to you, or one you labelled, is refused.

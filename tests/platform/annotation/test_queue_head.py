@@ -180,8 +180,12 @@ class DatasetProgressTests(TestCase):
         Assignment.objects.create(item=items[4], annotator=bob, status=Assignment.Status.DONE)
         Label.objects.create(item=items[4], annotator=bob, valid=True)
         rows = {row["annotator"]: (row["done"], row["total"]) for row in selectors.dataset_progress(dataset=dataset)}
-        # ann: items 0, 1 passed, 2, 3 leased to bob, 4 full: only item 5 is open to her.
-        self.assertEqual(rows, {"ann": (0, 1), "bob": (1, 3)})
+        # ann: items 2, 3 leased to bob, 4 full: item 5 is open to her, and the two she skipped
+        # come back to her after it (both still have their slot free).
+        self.assertEqual(rows, {"ann": (0, 3), "bob": (1, 3)})
+        Label.objects.create(item=items[0], annotator=bob, valid=True)  # a skipped item filled meanwhile
+        rows = {row["annotator"]: (row["done"], row["total"]) for row in selectors.dataset_progress(dataset=dataset)}
+        self.assertEqual(rows, {"ann": (0, 2), "bob": (2, 3)})
         share = selectors._share(dataset)
         for user in (ann, bob):
             self.assertEqual(selectors._progress(user=user, dataset=dataset, share=share, now=timezone.now()),
