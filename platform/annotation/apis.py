@@ -113,7 +113,8 @@ def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_lab
     return {
         "item": item.pk,
         "dataset": item.dataset_id,
-        "problem": {"id": problem.pk, "text": problem.text, "spans": spans["problem"]},
+        "problem": {"id": problem.pk, "text": problem.text, "spans": spans["problem"],
+                    "answer": problem.answer, "equation": problem.equation},
         "paraphrase": {"id": candidate.pk, "text": candidate.text, "spans": spans["paraphrase"]},
         "checks": pair_checks(problem.text, candidate.text, spans),
         "label": label_out(label) if with_label else None,
@@ -163,6 +164,11 @@ class AdjudicateInputSerializer(BlankFormFieldsRefused):
 _spans_schema = serializers.ListField(child=serializers.DictField())
 _text_schema = inline_serializer("ItemText", {"id": serializers.IntegerField(), "text": serializers.CharField(),
                                                "spans": _spans_schema})
+_problem_schema = inline_serializer("ItemProblem", {
+    "id": serializers.IntegerField(), "text": serializers.CharField(), "spans": _spans_schema,
+    "answer": serializers.CharField(allow_blank=True, help_text="the imported answer ('' when none)"),
+    "equation": serializers.CharField(allow_blank=True, help_text="the imported equation ('' when none)"),
+})
 _progress_schema = inline_serializer("Progress", {"done": serializers.IntegerField(), "total": serializers.IntegerField()})
 _label_fields = {
     "valid": serializers.BooleanField(), "solvability": serializers.IntegerField(allow_null=True),
@@ -171,7 +177,7 @@ _label_fields = {
 }
 _label_schema = inline_serializer("LabelValues", _label_fields)
 _item_schema = inline_serializer("AnnotationItemOut", {
-    "item": serializers.IntegerField(), "dataset": serializers.IntegerField(), "problem": _text_schema,
+    "item": serializers.IntegerField(), "dataset": serializers.IntegerField(), "problem": _problem_schema,
     "paraphrase": _text_schema, "progress": _progress_schema, "checks": CHECKS_SCHEMA,
     "label": inline_serializer("LabelValues", _label_fields, allow_null=True, help_text="the caller's label, if any"),
     "judge": inline_serializer("JudgeExplanation", {

@@ -6,6 +6,7 @@ answers 404, exactly like one that does not exist.
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
@@ -13,8 +14,41 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from . import page_selectors, selectors
+from .exporters import FORMATS as EXPORT_FORMATS
+from .exporters import WHATS as EXPORT_WHATS
+from .importers import PAIR_FORMATS, PROBLEM_FORMATS
+from .models import Problem
 
 PROBLEMS_PER_PAGE = 50
+
+# What the dataset page's Import and Export menus call each format the importers and the export
+# API accept (a format missing here is offered under its own name).
+IMPORT_FORMAT_NAMES = {
+    "auto": "Detect from the file", "jsonl": "JSON lines: text, answer, equation…", "csv": "CSV with a text column",
+    "aqua": "AQuA-RAT (JSON lines)", "gsm8k": "GSM8K (JSON lines)", "svamp": "SVAMP (JSON array)",
+    "mawps": "MAWPS (CSV)", "paraqd": "ParaQD pairs: question, paraphrase, label (CSV)",
+    "paraqd-wide": "ParaQD wide: question, positive…/negative… columns (CSV)",
+}
+EXPORT_WHAT_NAMES = {
+    "problems": "Problems", "paraphrases": "Paraphrase candidates with scores",
+    "labels": "Labels (every annotator’s and gold)", "variants": "Accepted variants per problem",
+}
+
+
+def _data_tools() -> dict:
+    """The Import and Export menus of the dataset page (staff): every format the import and export
+    APIs take, in their order."""
+    return {
+        "import_formats": [
+            ("problems", "Problems", [(f, IMPORT_FORMAT_NAMES.get(f, f)) for f in PROBLEM_FORMATS]),
+            ("pairs", "Labelled pairs", [(f, IMPORT_FORMAT_NAMES.get(f, f)) for f in PAIR_FORMATS]),
+        ],
+        "import_splits": list(Problem.Split.values),
+        "exports": [(what, EXPORT_WHAT_NAMES.get(what, what)) for what in EXPORT_WHATS],
+        "export_formats": EXPORT_FORMATS,
+        "max_upload_mib": settings.PARALAB_MAX_UPLOAD_BYTES / 2**20,
+        "sync_max_mib": settings.PARALAB_IMPORT_SYNC_MAX_BYTES / 2**20,
+    }
 
 
 @require_safe
@@ -43,6 +77,7 @@ def dataset_detail_page(request, dataset_id: int):
         "split": split,
         "split_options": page_selectors.SPLIT_FILTERS,
         "filtered": bool(q or split),
+        **(_data_tools() if request.user.is_staff else {}),
     }
     return render(request, "corpus/dataset_detail.html", context)
 

@@ -1,6 +1,11 @@
 """REST API v1 (CONTRACT.md). Session auth for the browser, token auth for scripts."""
+import json
+
 from django.urls import path
+from drf_spectacular.settings import spectacular_settings
+from drf_spectacular.utils import extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.exceptions import NotFound
 
 from annotation import apis as annotation_apis
 from corpus import apis as corpus_apis
@@ -8,6 +13,41 @@ from jobs import apis as jobs_apis
 from modelhub import apis as modelhub_apis
 from paralab import apis as site_apis
 from paraphrases import apis as paraphrase_apis
+
+
+class SchemaApi(SpectacularAPIView):
+    """``GET schema/``: the OpenAPI schema, YAML as before; ``?format=json`` answers it as
+    ``application/json`` (``?format=yaml``: YAML). The site turns DRF's ``?format=`` override off
+    (that name belongs to the export endpoint), so the schema reads it here; without it the
+    ``Accept`` header negotiates as it always did."""
+
+    MEDIA_TYPES = {"json": "application/json", "yaml": "application/vnd.oai.openapi"}
+
+    def perform_content_negotiation(self, request, force=False):
+        wanted = request.query_params.get("format", "").strip().lower()
+        if not wanted or force:  # force: rendering an error, in whatever the client accepts
+            return super().perform_content_negotiation(request, force)
+        for renderer in self.get_renderers():
+            if renderer.format == wanted and renderer.media_type == self.MEDIA_TYPES.get(wanted):
+                return renderer, renderer.media_type
+        raise NotFound(f"format: the schema comes as {' or '.join(self.MEDIA_TYPES)}, not {wanted!r}")
+
+
+class ApiDocsView(SpectacularSwaggerView):
+    """``GET docs/``: Swagger UI under a bar with the way back to the site and the raw schema; the
+    endpoints start folded by tag (a table of contents) with a filter box above them."""
+
+    template_name = "api_docs.html"
+    UI_SETTINGS = {"deepLinking": True, "docExpansion": "none", "filter": True, "tagsSorter": "alpha"}
+
+    @extend_schema(exclude=True)
+    def get(self, request, *args, **kwargs):
+        response = super().get(request, *args, **kwargs)
+        configured = spectacular_settings.SWAGGER_UI_SETTINGS
+        if isinstance(configured, dict):  # a string there is JavaScript, taken as it is
+            response.data["settings"] = json.dumps({**self.UI_SETTINGS, **configured}, indent=2)
+        return response
+
 
 urlpatterns = [
     path("auth/token/", site_apis.TokenObtainApi.as_view(), name="api-token"),
@@ -44,6 +84,6 @@ urlpatterns = [
     path("models/judge/refit/", modelhub_apis.JudgeRefitApi.as_view(), name="api-judge-refit"),
     path("models/<str:kind>/retrain/", modelhub_apis.ModelRetrainApi.as_view(), name="api-model-retrain"),
     path("models/<str:kind>/calibrate/", modelhub_apis.ModelCalibrateApi.as_view(), name="api-model-calibrate"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("schema/", SchemaApi.as_view(), name="api-schema"),
+    path("docs/", ApiDocsView.as_view(url_name="api-schema"), name="api-docs"),
 ]

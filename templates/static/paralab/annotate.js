@@ -167,6 +167,7 @@
     root.dataset.item = String(item.item);
     window.ParalabText.renderPair(el.problem, el.paraphrase, item.problem, item.paraphrase);
     window.ParalabText.renderChecks(document.getElementById("checks"), item.checks);
+    renderSolution(item.problem);
     renderJudge(item.judge);
     var label = item.label || options.prefill || null;
     resetForm(label);
@@ -176,6 +177,21 @@
     document.getElementById("skip-button").disabled = editing;
     if (item.progress) setProgress(item.progress);
     applyDiffToggle();
+  }
+
+  // The problem's imported answer and equation, in a <details> that stays as the annotator left it
+  // (collapsed at first); rows without a value are hidden, the whole box when both are empty.
+  function renderSolution(problem) {
+    var box = document.getElementById("problem-solution");
+    if (!box) return;
+    var any = false;
+    ["answer", "equation"].forEach(function (field) {
+      var value = problem && typeof problem[field] === "string" ? problem[field].trim() : "";
+      document.getElementById("problem-" + field).textContent = value;
+      box.querySelectorAll('[data-row="' + field + '"]').forEach(function (node) { node.hidden = !value; });
+      any = any || Boolean(value);
+    });
+    box.hidden = !any;
   }
 
   // Staff only (the API sends "judge" to staff): the numeracy-aware judge's decision and checks.
