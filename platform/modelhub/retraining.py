@@ -171,6 +171,21 @@ def _get(metrics: Mapping[str, Any], path: tuple[str, ...]) -> float | None:
     return float(node) if isinstance(node, (int, float)) and math.isfinite(node) else None
 
 
+def heldout_too_small(heldout: Mapping[str, Any]) -> str | None:
+    """Why the held-out gold cannot decide a promotion (fewer than ``PARALAB_GATE_MIN_HELDOUT``
+    pairs, or one class only), or None when it can.
+
+    >>> heldout_too_small({"n": 3, "valid": 2, "invalid": 1})[:25]
+    'not enough gold to decide'
+    """
+    minimum = settings.PARALAB_GATE_MIN_HELDOUT
+    n, valid, invalid = heldout.get("n", 0), heldout.get("valid", 0), heldout.get("invalid", 0)
+    if n >= minimum and valid and invalid:
+        return None
+    return (f"not enough gold to decide: {n} held-out pairs ({valid} valid, {invalid} invalid); the gate needs "
+            f"at least {minimum} with both classes")
+
+
 def gate_rule(tolerance: float, metrics: Sequence[tuple[str, tuple[str, ...], str]] = GATE_METRICS) -> str:
     names = " and ".join(label for _, _, label in metrics)
     return (
@@ -276,6 +291,10 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
                                   metrics=kind.gate_metrics)
             if active is None and not getattr(kind, "has_reference", True):
                 gate.update(promoted=True, reason=f"no active {name} version to compare with: the first one is promoted")
+            too_few = heldout_too_small(heldout)
+            if too_few and not (active is None and not getattr(kind, "has_reference", True)):
+                gate.update(promoted=False, reason=too_few + (
+                    f"; v{active.pk} stays active" if active is not None else "; the reference model keeps serving"))
             blocker = getattr(kind, "promotion_blocker", None)
             reason = blocker(version) if blocker is not None else None
             if reason:

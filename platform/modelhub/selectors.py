@@ -128,3 +128,34 @@ def retrain_trigger(*, kind: str) -> dict[str, Any]:
         "threshold": threshold,
         "due": gold + disagreements >= threshold,
     }
+
+
+def model_warnings(version: ModelVersion | None) -> list[str]:
+    """What a staff member must know before trusting ``version``: every ranking it was measured by
+    (evaluations, calibration, the promotion gate's held-out metrics, training validation) that is
+    below chance (ROC AUC < 0.5: it prefers invalid pairs to valid ones) or below its base model."""
+    if version is None:
+        return []
+    metrics = version.metrics if isinstance(version.metrics, dict) else {}
+    warnings: list[str] = []
+
+    def below_chance(auc: Any, where: str) -> None:
+        if isinstance(auc, (int, float)) and auc < 0.5:
+            warnings.append(f"below chance on {where}: ROC AUC {auc:.3f} (it ranks invalid pairs above valid ones)")
+
+    for name, result in (metrics.get("eval") or {}).items():
+        if isinstance(result, dict):
+            below_chance(result.get("auc"), f"the {name} evaluation")
+    calibration = metrics.get("calibration")
+    if isinstance(calibration, dict):
+        below_chance(calibration.get("auc"), "its calibration pairs")
+    gate = metrics.get("gate") if isinstance(metrics.get("gate"), dict) else {}
+    side = gate.get("candidate") if isinstance(gate.get("candidate"), dict) else {}
+    held = side.get("metrics") if isinstance(side.get("metrics"), dict) else {}
+    below_chance(held.get("auc"), "the held-out gold of its promotion gate")
+    training = metrics.get("training") if isinstance(metrics.get("training"), dict) else {}
+    auc, base = training.get("best_validation_auc"), training.get("base_validation_auc")
+    below_chance(auc, "its training validation pairs")
+    if isinstance(auc, (int, float)) and isinstance(base, (int, float)) and auc < base:
+        warnings.append(f"below its base model on validation: ROC AUC {auc:.3f} against {base:.3f}")
+    return warnings

@@ -17,7 +17,13 @@ from jobs.views import job_started_message
 from .calibration import CalibrationError, calibrate_start
 from .judging import JUDGE_KINDS, calibration_of, decision_version
 from .kinds import get_kind, kinds as registered_kinds
-from .selectors import modelversion_active, modelversion_list, retrain_job_in_progress, retrain_trigger
+from .selectors import (
+    model_warnings,
+    modelversion_active,
+    modelversion_list,
+    retrain_job_in_progress,
+    retrain_trigger,
+)
 from .services import RetrainError, model_retrain_start
 
 
@@ -39,9 +45,11 @@ def model_list_page(request):
         for version in versions:
             version.calibration = calibration_of(version)
             version.reliability_svg = reliability_svg(version.calibration, title=f"v{version.pk} reliability")
+            version.warnings = model_warnings(version)
         kinds.append({
             "judge": kind in JUDGE_KINDS,
             "deciding": deciding if deciding is not None and deciding.kind == kind else None,
+            "deciding_warnings": model_warnings(deciding) if deciding is not None and deciding.kind == kind else [],
             "kind": kind,
             "label": label,
             "versions": versions,

@@ -297,6 +297,7 @@ def dashboard_page(request):
             "progress": dataset_progress(dataset=dataset),
             "coverage": dataset_coverage(dataset=dataset),
             "judge": current_decision(),
+            "judge_warnings": _deciding_warnings(),
             "judged_gold": summaries["judged_gold"],
             "agreement": summaries["agreement"],
             "summaries_at": summaries["at"] if summaries["large"] else None,
@@ -316,3 +317,11 @@ def dashboard_page(request):
             "corpus": Candidate.objects.filter(generator="stead").exclude(selected_by="").count(),
         }
     return render(request, "dashboard/dashboard.html", context)
+
+
+def _deciding_warnings() -> list[str]:
+    """The deciding model's warnings (below chance or below its base; ``model_warnings``)."""
+    from modelhub.judging import decision_version
+    from modelhub.selectors import model_warnings
+
+    return model_warnings(decision_version())

@@ -135,6 +135,9 @@ def step_dataset(ctx: DemoContext) -> str:
         dataset, created = dataset_get_or_create(name=DEMO_DATASET, created_by=ctx.staff)
         if created:
             dataset_update(dataset=dataset, description=DEMO_DESCRIPTION)
+        if not dataset.guidelines:  # the demo's annotators get the labelling rules (staff may edit them)
+            guidelines = resources.files("corpus").joinpath("demo", "guidelines.md").read_text(encoding="utf-8")
+            dataset_update(dataset=dataset, guidelines=guidelines)
         members = set(dataset.annotators.values_list("pk", flat=True))
         missing = [user for user in ctx.annotators if user.pk not in members]
         # add(), not set(): annotators that staff added to the demo dataset stay members.

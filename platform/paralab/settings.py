@@ -388,6 +388,13 @@ PARALAB_RETRAIN_MIN_NEW = env_int("PARALAB_RETRAIN_MIN_NEW", 20)
 PARALAB_RETRAIN_HOLDOUT_PERCENT = env_int("PARALAB_RETRAIN_HOLDOUT_PERCENT", 20)
 # The candidate is promoted when each gate metric is >= the active model's minus this tolerance.
 PARALAB_RETRAIN_TOLERANCE = env_str("PARALAB_RETRAIN_TOLERANCE", "0.0")
+# The gate decides only on at least this many held-out gold pairs (both classes present); below it a
+# retrained version stays a candidate: "not enough gold to decide" (the active version keeps serving).
+PARALAB_GATE_MIN_HELDOUT = env_int("PARALAB_GATE_MIN_HELDOUT", 20)
+# A trained STEAD/PAP version joins the default generators only when the judge passes at least this
+# share of its candidates on up to PARALAB_NEURAL_GATE_PROBLEMS problems (paraphrases/neural_gate.py).
+PARALAB_NEURAL_GATE_PROBLEMS = env_int("PARALAB_NEURAL_GATE_PROBLEMS", 12)
+PARALAB_NEURAL_GATE_MIN_SHARE = float(env_str("PARALAB_NEURAL_GATE_MIN_SHARE", "0.5"))
 # At most this many problems per retrain (those with gold labels first; 0: all).
 PARALAB_RETRAIN_MAX_PROBLEMS = env_int("PARALAB_RETRAIN_MAX_PROBLEMS", 0) or None
 try:

@@ -38,6 +38,8 @@ from jobs.services import job_create, job_enqueue
 
 from .models import Candidate, Score
 
+NEURAL_KINDS = ("stead", "pap")  # trained generators: default only after their handout gate
+
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
@@ -109,16 +111,33 @@ def _active_path(kind: str) -> str | None:
 
 def generator_catalog(resources: GenerationResources | None = None) -> list[dict[str, Any]]:
     """Every registered generator: ``{"name", "kind", "description", "available", "reason",
-    "default"}`` (``default``: run when no generator is named)."""
+    "default", "not_default_reason"}`` (``default``: run when no generator is named; a trained
+    generator only once its version passed the handout gate, ``paraphrases.neural_gate``)."""
     from ml.generation import GENERATORS, is_default
+
+    from .neural_gate import neural_default_reason
 
     resources = resources or generation_resources()
     rows = []
     for name, generator in GENERATORS.items():
         reason = generator.unavailable_reason(resources)
+        default, why_not = is_default(name), ""
+        if default and reason is None and name in NEURAL_KINDS:
+            why_not = neural_default_reason(name) or ""
+            default = not why_not
         rows.append({"name": name, "kind": generator.kind, "description": generator.description,
-                     "available": reason is None, "reason": reason or "", "default": is_default(name)})
+                     "available": reason is None, "reason": reason or "", "default": default,
+                     "not_default_reason": why_not})
     return rows
+
+
+def _in_default_set(name: str) -> bool:
+    """A trained generator runs by default only once its version passed the handout gate."""
+    if name not in NEURAL_KINDS:
+        return True
+    from .neural_gate import neural_default_reason
+
+    return neural_default_reason(name) is None
 
 
 def generator_names(requested: Sequence[str] | str | None, resources: GenerationResources) -> list[str]:
@@ -131,7 +150,7 @@ def generator_names(requested: Sequence[str] | str | None, resources: Generation
         requested = [n for n in requested.split(",")]
     names = list(dict.fromkeys(n.strip() for n in (requested or []) if n and n.strip()))
     if not names:
-        names = available_generators(resources)
+        names = [n for n in available_generators(resources) if _in_default_set(n)]
         if not names:
             raise GenerationError("no generator can run here")
         return names

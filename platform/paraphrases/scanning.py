@@ -77,8 +77,11 @@ def scanning_device() -> str:
         return "cpu"
 
 
-def scanning_base(base: str | None = None) -> str:
-    """The STEAD/PAP base: the argument, else ``PARALAB_SEQ2SEQ_BASE``."""
+def scanning_base(base: str | None = None, preset: str | None = None) -> str:
+    """The STEAD/PAP base: the argument, else the tiny scratch model for the ``tiny`` preset (it
+    must finish in minutes on a CPU), else ``PARALAB_SEQ2SEQ_BASE``."""
+    if not base and preset == "tiny":
+        return "scratch"
     return (base or settings.PARALAB_SEQ2SEQ_BASE or "scratch").strip()
 
 
@@ -232,7 +235,7 @@ def stead_train(
             progress(1.0, f"STEAD version {done.pk} was already trained by this job")
         return modelversion_activate(version=done) if activate else done
     config = scanning_preset(preset, max_problems=max_problems)
-    base = scanning_base(base)
+    base = scanning_base(base, config.name)
     datasets = datasets_named(dataset_names)
     rows = training_problem_rows(datasets, max_problems=config.max_problems, seed=config.seed,
                                  exclude=datasets_named(exclude_datasets) if exclude_datasets else ())
@@ -462,7 +465,7 @@ def pap_train(
             progress(1.0, f"PAP version {done.pk} was already trained by this job")
         return modelversion_activate(version=done) if activate else done
     config = scanning_preset(preset)
-    base = scanning_base(base)
+    base = scanning_base(base, config.name)
     edited, counts = apply_gold_labels(pairs, [(g.problem, g.prompt, g.text, g.valid, g.disagreed) for g in gold])
     if not edited:
         raise ScanningError("PAP has nothing to train on: no STEAD output passed QF-PCF and no gold-valid candidate")
@@ -579,6 +582,13 @@ def scanning_train_run(*, job: Job, progress: Progress | None = None) -> dict[st
         version = stead_train(**common)
     else:
         version = pap_train_from_corpus(**common)
+    if version.status == "active":
+        from .neural_gate import neural_gate_run
+
+        if progress:
+            progress(0.97, "handout gate: the judge reads what the new version writes")
+        neural_gate_run(kind=version.kind)
+        version.refresh_from_db()
     return _version_result(version)
 
 

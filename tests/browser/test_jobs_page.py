@@ -63,10 +63,10 @@ class JobsPageLiveTests(BrowserTestCase):
         page.wait_for_function(f"document.querySelector('{row} [data-field=eta]').textContent.includes('left')",
                                timeout=10000)
         self.assertEqual(page.inner_text(f'{row} [data-field="status"]'), "running")
+        shot(page, "job-progress", full_page=False)
         page.click(f'{row} [data-field="cancel"]')
         page.wait_for_function(f"document.querySelector('{row}').dataset.status === 'cancelled'", timeout=10000)
         self.assertFalse(page.is_visible(f'{row} [data-field="cancel"]'))
         self.assertEqual(Job.objects.get(pk=job.pk).status, Job.Status.CANCELLED)
-        shot(page, "job-cancelled")
         page.close()
 

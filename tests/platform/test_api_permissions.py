@@ -68,6 +68,7 @@ TABLE = [
     ("get", "api-job-download", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 409}),
     ("get", "api-job-list", None, "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     ("get", "api-job-detail", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
+    ("post", "api-job-cancel", "job", "", None, None, {ANON: DENIED, MEMBER: 403, OUTSIDER: 403, STAFF: 200}),
     # Annotation. The member holds a lease on the table's item and labelled another one. Staff
     # label only datasets they are members of (this one they are not): 404 like an outsider.
     ("get", "api-annotation-next", None, "?dataset={dataset}", None, None,

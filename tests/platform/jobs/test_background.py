@@ -114,3 +114,33 @@ class BackgroundJobTests(TransactionTestCase):
         # a finished job is returned as it is
         again = self.api.post(reverse("api-job-cancel", args=[running.pk]))
         self.assertEqual(again.data["status"], "cancelled")
+
+
+class CommandProgressTests(TransactionTestCase):
+    def test_a_long_command_prints_its_progress_and_time_left(self):
+        """``run_job_here`` (every job-running management command) prints the job's progress, the
+        time left and its latest log line while the job runs."""
+        import io
+
+        from paraphrases.management.commands._jobs import run_job_here
+
+        RELEASE.clear()
+        STARTED.clear()
+        job = job_create(kind=Job.Kind.SCORE)
+        threading.Timer(1.5, RELEASE.set).start()
+        out = io.StringIO()
+        run_job_here(job, wait_for_release, stream=out, every_s=0.2)
+        lines = out.getvalue().splitlines()
+        self.assertTrue(lines, "no progress line was printed")
+        self.assertTrue(all(line.startswith(f"job {job.pk}: ") for line in lines), lines)
+        self.assertTrue(any("running" in line and "%" in line for line in lines), lines)
+        self.assertTrue(any("min left" in line for line in lines), lines)
+
+
+def test_the_tiny_preset_trains_the_tiny_scratch_base_unless_a_base_is_named(settings):
+    from paraphrases.scanning import scanning_base
+
+    settings.PARALAB_SEQ2SEQ_BASE = "smollm2"
+    assert scanning_base(None, "tiny") == "scratch"
+    assert scanning_base("minilm", "tiny") == "minilm"
+    assert scanning_base(None, "paper") == "smollm2"

@@ -22,7 +22,7 @@ from ..paraphrases.test_scanning import ScanningSettingsMixin
 class PapRetrainTests(ScanningSettingsMixin, TestCase):
     def setUp(self):
         super().setUp()
-        override = self.settings(PARALAB_RETRAIN_PRESET="tiny", PARALAB_RETRAIN_HOLDOUT_PERCENT=30,
+        override = self.settings(PARALAB_RETRAIN_PRESET="tiny", PARALAB_RETRAIN_HOLDOUT_PERCENT=30, PARALAB_GATE_MIN_HELDOUT=1,
                                  PARALAB_RETRAIN_TOLERANCE=0.0, PARALAB_RETRAIN_MIN_NEW=1)
         override.enable()
         self.addCleanup(override.disable)
@@ -109,3 +109,23 @@ class PapRetrainTests(ScanningSettingsMixin, TestCase):
                 else:
                     self.assertEqual(current, active)
                 active = current
+
+    def test_the_gate_refuses_to_decide_on_too_few_held_out_pairs(self):
+        from workers.retraining import retrain_job
+
+        first = self.retrain()
+        first.refresh_from_db()
+        active = modelversion_active(kind="pap")
+        self.assertEqual(active.pk, first.result["version"])  # nothing was active: the first one serves
+        second = Job.objects.create(kind=Job.Kind.RETRAIN, queue="gpu",
+                                    params={"model": "pap", "preset": "tiny", "tolerance": 1.0})  # passes any comparison
+        with self.settings(PARALAB_GATE_MIN_HELDOUT=50):
+            retrain_job.apply(args=[second.pk])
+        second.refresh_from_db()
+        self.assertEqual(second.status, Job.Status.SUCCEEDED, second.error)
+        self.assertFalse(second.result["promoted"])
+        reason = second.result["gate"]["reason"]
+        self.assertTrue(reason.startswith("not enough gold to decide:"), reason)
+        self.assertIn("the gate needs at least 50 with both classes", reason)
+        self.assertIn(f"v{active.pk} stays active", reason)
+        self.assertEqual(modelversion_active(kind="pap"), active)

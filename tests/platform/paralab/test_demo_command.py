@@ -78,6 +78,8 @@ class DemoCommandTests(ParaQDSettingsMixin, TestCase):
         self.assertEqual(set(dataset.problems.values_list("split", flat=True)), {"train", "dev", "test"})
         self.assertEqual(sorted(dataset.annotators.values_list("username", flat=True)), ["annotator1", "annotator2"])
         self.assertFalse(dataset.problems.filter(answer="").exists())
+        # the annotators get the labelling rules with the dataset
+        self.assertIn("Every number stays, with its unit and its role", dataset.guidelines)
 
     def test_running_it_twice_changes_nothing(self):
         first = snapshot()

@@ -26,6 +26,8 @@ from paraphrases.scanning import (
     stead_train,
     training_problem_rows,
 )
+from modelhub.services import modelversion_set_metrics
+from paraphrases.generation import generation_resources, generator_catalog, generator_names
 from workers.scanning import train_job
 
 from ..corpus.factories import make_gold
@@ -69,6 +71,22 @@ class SteadTrainingTests(ScanningSettingsMixin, TestCase):
         self.assertEqual((job.queue, job.status), ("gpu", Job.Status.SUCCEEDED))
         # the work folder with checkpoints is gone once the version is registered
         self.assertEqual([p.name for p in (self.model_dir / "stead").iterdir() if p.name.startswith(".")], [])
+        # the handout gate: the judge read what the new version writes on its training problems
+        gate = version.metrics["handout_gate"]
+        self.assertEqual(gate["problems"], min(len(PROBLEMS + MORE), 12))
+        self.assertEqual(result["metrics"]["handout_gate"], gate)
+        catalog = {row["name"]: row for row in generator_catalog()}
+        self.assertTrue(catalog["stead"]["available"])
+        # a seconds-long tiny model does not reach the share the default set needs: listed, not ticked
+        self.assertEqual(gate["passed"], gate["candidates"] > 0 and gate["judged_valid_share"] >= 0.5)
+        self.assertEqual(catalog["stead"]["default"], gate["passed"])
+        if not gate["passed"]:
+            self.assertIn(f"v{version.pk}: the judge passed", catalog["stead"]["not_default_reason"])
+            self.assertNotIn("stead", generator_names(None, generation_resources()))
+        # and a version whose gate passed joins the default set
+        modelversion_set_metrics(version=version, metrics={"handout_gate": {**gate, "passed": True}})
+        self.assertTrue({row["name"]: row for row in generator_catalog()}["stead"]["default"])
+        self.assertIn("stead", generator_names(None, generation_resources()))
 
     def test_evaluation_and_test_split_problems_are_never_trained_on(self):
         Problem.objects.filter(pk=self.problems[0].pk).update(split=Problem.Split.TEST)
