@@ -142,5 +142,6 @@ def _synthesize(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         dataset=job.dataset,
         per_problem=int(job.params.get("per_problem", 2)),
         seed=int(job.params.get("seed", 3407)),
+        positive_fallback=tuple(job.params.get("positive_fallback") or ()),
         progress=report,
     )

@@ -111,6 +111,11 @@ class DemoCommandTests(ParaQDSettingsMixin, TestCase):
         self.assertTrue(all(tests.values_list("candidate__generator", flat=True)))
         self.assertFalse(Label.objects.filter(item__in=tests).exists(), "the test pairs wait for the annotators")
         self.assertFalse(tests.filter(spans={}).exists(), "highlight spans are computed in advance")
+        # every problem gets a positive pair (the paper's fa where it applies, else a validated rule
+        # generator) beside its negative one: at least half the test pairs are meant to be valid
+        intended = list(tests.values_list("candidate__intended_valid", flat=True))
+        self.assertGreaterEqual(sum(intended), len(intended) / 2, intended)
+        self.assertTrue(tests.filter(candidate__generator="test:reorder").exists())
         self.assertIn("annotate/", self.first_text)
         n_items = AnnotationItem.objects.filter(dataset=dataset).count()
         for username in ("annotator1", "annotator2"):

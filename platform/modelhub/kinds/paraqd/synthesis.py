@@ -4,7 +4,8 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,10 +65,16 @@ def paraqd_synthesize_tests(
     seed: int = 3407,
     progress: Progress | None = None,
     generators: dict[str, Any] | None = None,
+    positive_fallback: Sequence[str] = (),
 ) -> dict[str, Any]:
     """ParaQD's synthesized test set (paper 4.2): per problem, ``per_problem`` pairs, half from a
     positive test operator (fa, or fb when a generator exists) and half from a negative one (fc,
-    fd, fe), each chosen at random among those that apply. Each output becomes a Candidate
+    fd, fe), each chosen at random among those that apply. ``positive_fallback``: platform
+    generators (``ml.generation``, e.g. ``reorder``) tried in order for the positive half when
+    neither fa nor fb applies. The paper's fa rewrites few problems (16 of the 56 demo problems),
+    so without it most problems get only their negative pair; the demo passes its validated
+    default generators here. With a fallback the pairs are balanced: a problem that still has no
+    positive gets no negative either, so at least half the pairs are meant to be valid. Each output becomes a Candidate
     (generator ``test:<op>``, ``intended_valid``) and an AnnotationItem (purpose
     ``synthesized_test``, two labels required).
 
@@ -104,7 +111,13 @@ def paraqd_synthesize_tests(
     skipped = len(problems) - len(todo)
     for done, (problem_id, text) in enumerate(todo, start=1):
         rng = random.Random(f"{seed}-{problem_id}")
-        results = _pick(positive, n_pos, text, rng, resources_for) + _pick(negative, n_neg, text, rng, resources_for)
+        positives = _pick(positive, n_pos, text, rng, resources_for)
+        if len(positives) < n_pos and positive_fallback:
+            positives += _fallback_positives(text, positive_fallback, n_pos - len(positives), seed, problem_id)
+        negatives = _pick(negative, n_neg, text, rng, resources_for)
+        if positive_fallback:  # balanced: a problem no positive operator rewrites gets no negative either
+            negatives = negatives[:len(positives)]
+        results = positives + negatives
         if not results:
             none_applied += 1
         with transaction.atomic():
@@ -142,6 +155,30 @@ def paraqd_synthesize_tests(
     }
 
 
+@dataclass(frozen=True)
+class _GeneratedPositive:
+    """A platform generator's rewrite standing in for fa/fb (shaped like an operator result)."""
+
+    text: str
+    operator: str
+    valid: bool = True
+    meta: dict = field(default_factory=dict)
+
+
+def _fallback_positives(text: str, names: Sequence[str], count: int, seed: int, problem_id: int) -> list:
+    from ml.generation import GenerationResources, generate
+
+    resources = GenerationResources(spacy_model=settings.PARALAB_SPACY_MODEL)  # the rule generators need spaCy only
+    found = []
+    for name in names:
+        if len(found) == count:
+            break
+        candidates, _ = generate([name], text, seed + problem_id, resources)
+        if candidates:
+            found.append(_GeneratedPositive(candidates[0].text, name, meta={"fallback_for": "fa"}))
+    return found
+
+
 def paraqd_synthesize_start(
     *,
     dataset: Dataset,
@@ -149,6 +186,7 @@ def paraqd_synthesize_start(
     seed: int = 3407,
     user: AbstractBaseUser | None = None,
     enqueue: bool = True,
+    positive_fallback: Sequence[str] = (),
 ) -> Job:
     """Queue a synthesis job (cpu queue) once the transaction commits."""
     from workers.paraqd import synthesize_job
@@ -156,7 +194,8 @@ def paraqd_synthesize_start(
     if per_problem < 1:
         raise ParaQDError("--per-problem must be at least 1")
     job = job_create(
-        kind=Job.Kind.SYNTHESIZE, params={"per_problem": per_problem, "seed": seed}, dataset=dataset,
+        kind=Job.Kind.SYNTHESIZE, params={"per_problem": per_problem, "seed": seed,
+                                          "positive_fallback": list(positive_fallback)}, dataset=dataset,
         created_by=user, queue="cpu",
     )
     if enqueue:
