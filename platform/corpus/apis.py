@@ -35,6 +35,7 @@ from rest_framework.validators import UniqueValidator
 from rest_framework.views import APIView
 
 from jobs.models import Job
+from paralab.fields import async_requested
 from paralab.permissions import IsStaff, IsStaffOrReadOnlyForMembers
 from paralab.schema import ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
@@ -289,18 +290,6 @@ def _save_upload(upload) -> Path:
     return Path(tmp)
 
 
-def _async_flag(query) -> bool:
-    """``?async`` or ``?async=1|true|yes``: a job whatever the size; ``?async=0|false|no`` or none: not asked."""
-    if "async" not in query:
-        return False
-    value = query["async"].strip().lower()
-    if value in ("", "1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise serializers.ValidationError({"async": "Must be a boolean: 1 or 0, true or false."})
-
-
 class DatasetImportApi(APIView):
     """``POST datasets/{id}/import/`` (staff): a corpus file into the dataset, all or nothing.
 
@@ -341,7 +330,7 @@ class DatasetImportApi(APIView):
         limit = settings.PARALAB_MAX_UPLOAD_BYTES
         if upload.size > limit:
             raise _too_large(limit)
-        asked = _async_flag(request.query_params)
+        asked = async_requested(request.query_params)
         run_async = asked or upload.size > settings.PARALAB_IMPORT_SYNC_MAX_BYTES
         path = _save_upload(upload)
         params = {
