@@ -34,7 +34,7 @@ __all__ = ["NAME_LABELS", "pair_checks", "quantity_values", "unit_identities"]
 NAME_LABELS = ("PERSON", "GPE", "LOC", "ORG", "NORP", "FAC")
 
 # Words after a numeral that multiply it ("2 dozen", "3 hundred", "1.5 million").
-_MULTIPLIERS = {"dozen": 12, "dozens": 12, "score": 20, "hundred": 100, "thousand": 1000,
+_MULTIPLIERS = {"dozen": 12, "dozens": 12, "hundred": 100, "thousand": 1000,
                 "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _AFTER = re.compile(r"\s+([A-Za-z]+)")
 

@@ -1,7 +1,7 @@
 """The embedded default's job runner: with no broker, the web server runs each job on one
 background thread, so a page that starts a job answers at once and the job page shows it move.
 
-Why a thread pool and not Celery over kombu's filesystem or SQLite transport: the embedded default
+Why a background thread and not Celery over kombu's filesystem or SQLite transport: the embedded default
 is one process a newcomer starts with one command (``manage.py demo`` or ``runserver``). A second
 worker process would have to be started, watched and stopped beside it, and on a 2-core machine it
 would compete with the server for the same cores anyway. A thread in the server process shares
@@ -10,14 +10,17 @@ the database as with Celery, so progress, ETA and cancel work the same way. One 
 jobs in order (SQLite allows one writer; two trainings on 2 cores would only slow each other).
 Production uses Celery with Redis and GPU workers, where none of this runs.
 
-Jobs queued here are lost if the server stops; they stay ``queued`` in the database and the next
-start's reaper (or a click on the job page) sends them again.
+The thread is a daemon: stopping the server (Ctrl-C, an autoreload) does not wait for queued
+jobs. A job the stopped server was running, or had queued, is picked up by the next server: the
+first job it runs first fails each orphaned ``running`` job ("the server stopped while it ran";
+all-or-nothing jobs left nothing half-written) and sends every orphaned ``queued`` job again.
 """
 from __future__ import annotations
 
 import logging
+import queue
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 
 from django.db import close_old_connections, connections
@@ -25,15 +28,19 @@ from django.db import close_old_connections, connections
 logger = logging.getLogger("paralab.jobs")
 
 _lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
+_queue: queue.Queue[tuple[Any, Any, Future]] = queue.Queue()
+_thread: threading.Thread | None = None
 
 
-def _pool() -> ThreadPoolExecutor:
-    global _executor
-    with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="paralab-job")
-        return _executor
+def _worker() -> None:
+    while True:
+        task, job_id, future = _queue.get()
+        try:
+            if task is not None:
+                _run(task, job_id)
+        finally:
+            future.set_result(None)
+            _queue.task_done()
 
 
 def _run(task: Any, job_id: int) -> None:
@@ -46,14 +53,50 @@ def _run(task: Any, job_id: int) -> None:
         connections.close_all()
 
 
+def _recover(sending: int) -> None:
+    """Jobs an earlier server process left behind: its running ones failed, its queued ones sent
+    again (``sending``, the job this call is about to send, excepted)."""
+    from django.utils import timezone
+
+    from .models import Job
+    from .services import job_resend
+
+    try:
+        orphans = Job.objects.filter(status=Job.Status.RUNNING).exclude(pk=sending)
+        for job in orphans:
+            Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+                status=Job.Status.FAILED, finished_at=timezone.now(),
+                error="the server stopped while it ran; start it again")
+        for job in Job.objects.filter(status=Job.Status.QUEUED).exclude(pk=sending).exclude(task="").order_by("id"):
+            job_resend(job=job)
+    except Exception:  # noqa: BLE001 - recovery is best effort; the new job runs regardless
+        logger.exception("recovering the jobs of an earlier server failed")
+    finally:
+        connections.close_all()
+
+
 def run_in_background(task: Any, job_id: int) -> Future:
     """Run ``task(job_id)`` on the background thread; returns at once."""
-    return _pool().submit(_run, task, job_id)
+    global _thread
+    future: Future = Future()
+    start = False
+    with _lock:
+        if _thread is None or not _thread.is_alive():
+            _thread = threading.Thread(target=_worker, name="paralab-job", daemon=True)
+            _thread.start()
+            start = True
+    if start:
+        _recover(job_id)  # an earlier server's orphans first, in their order
+    _queue.put((task, job_id, future))
+    return future
 
 
 def wait_idle(timeout: float = 60.0) -> bool:
     """Block until every job handed to the thread so far has finished (tests and shutdown)."""
-    marker = _pool().submit(lambda: None)
+    if _thread is None or not _thread.is_alive():
+        return True
+    marker: Future = Future()
+    _queue.put((None, None, marker))
     try:
         marker.result(timeout=timeout)
         return True

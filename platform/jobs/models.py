@@ -78,10 +78,14 @@ class Job(models.Model):
 
     @property
     def eta_seconds(self) -> float | None:
-        """Seconds left at the pace so far (a running job past 2 % of its work), else None."""
+        """Seconds left at the pace up to its last progress report, counted from then (a running
+        job past 2 % of its work), else None."""
         from django.utils import timezone
 
         if self.status != self.Status.RUNNING or not self.started_at or self.progress < 0.02:
             return None
-        elapsed = (timezone.now() - self.started_at).total_seconds()
-        return round(elapsed * (1 - self.progress) / self.progress, 1)
+        # the pace up to the last report, so a job that reports rarely does not look ever slower
+        reported = self.heartbeat_at or timezone.now()
+        elapsed = max(0.0, (reported - self.started_at).total_seconds())
+        left = elapsed * (1 - self.progress) / self.progress - (timezone.now() - reported).total_seconds()
+        return round(max(0.0, left), 1)

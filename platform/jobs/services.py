@@ -23,7 +23,8 @@ from typing import Any, Callable
 
 from django.conf import settings
 from django.db import connections, transaction
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Concat
 from django.utils import timezone
 
 from .models import Job
@@ -114,6 +115,12 @@ def job_enqueue(*, job: Job, task: Any) -> None:
     transaction.on_commit(lambda: _send(job.pk, task.name, job.queue, task=task))
 
 
+def job_resend(*, job: Job) -> bool:
+    """Send a queued job's stored task again (the embedded runner's recovery, the reaper)."""
+    job_log(job_id=job.pk, line="sent again: the process that had it queued stopped")
+    return _send(job.pk, job.task, job.queue)
+
+
 def job_cancel(*, job_id: int) -> Job:
     """Ask a job to stop. A queued job is cancelled at once; a running one stops at its next
     progress report (``job_run`` ends it ``cancelled``); a finished job is left as it is."""
@@ -146,6 +153,10 @@ def job_claim(*, job_id: int) -> Job | None:
             return None
         if job.is_terminal:
             logger.info("job %s is already %s; redelivery ignored", job_id, job.status)
+            return None
+        if job.cancel_requested:  # asked to stop before this (re)delivery: it ends here
+            job.status, job.finished_at = Job.Status.CANCELLED, now
+            job.save(update_fields=["status", "finished_at"])
             return None
         if job.status == Job.Status.RUNNING and job.heartbeat_at and now - job.heartbeat_at < stale_after():
             logger.info("job %s is running elsewhere; duplicate delivery ignored", job_id)
@@ -191,11 +202,10 @@ def job_progress(*, job_id: int, progress: float, note: str | None = None) -> No
 
 
 def job_log(*, job_id: int, line: str, using: str = "default") -> None:
-    job = Job.objects.using(using).filter(pk=job_id).only("log").first()
-    if job is None:
-        return
+    """Append a line to the job's log in one UPDATE (a cancel on another thread and the job's own
+    notes never overwrite each other)."""
     stamp = timezone.now().strftime("%H:%M:%S")
-    Job.objects.using(using).filter(pk=job_id).update(log=f"{job.log}[{stamp}] {line}\n")
+    Job.objects.using(using).filter(pk=job_id).update(log=Concat(F("log"), Value(f"[{stamp}] {line}\n")))
 
 
 def _attempt(job_id: int, attempt: int | None):

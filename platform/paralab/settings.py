@@ -146,6 +146,12 @@ else:
         "TEST": {"NAME": str(DATA_DIR / "test-paralab.sqlite3")},
     }
 _default_db.setdefault("TEST", {})
+if _default_db["ENGINE"].endswith("sqlite3"):
+    # Transactions take SQLite's write lock when they begin: a read-then-write (a job's claim, a
+    # cancel, a label) waits its turn behind the background job's writes (up to the timeout)
+    # instead of failing at once with "database is locked" (paralab/apps.py turns on WAL).
+    _default_db.setdefault("OPTIONS", {}).setdefault("timeout", 20)
+    _default_db["OPTIONS"].setdefault("transaction_mode", "IMMEDIATE")
 DATABASES = {
     "default": _default_db,
     # A second connection to the same database: job progress written through it is visible

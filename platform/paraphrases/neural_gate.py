@@ -52,7 +52,7 @@ def neural_gate_run(*, kind: str, dataset_names: list[str] | None = None) -> dic
     gate = {
         "problems": len(texts), "candidates": candidates, "judged_valid": passed, "problems_served": served,
         "judged_valid_share": round(share, 4), "min_share": minimum, "passed": bool(candidates) and share >= minimum,
-        "seen_in_training": True, "examples": examples, "measured_at": timezone.now().isoformat(timespec="seconds"),
+        "seen_in_training": not dataset_names and bool(names), "examples": examples, "measured_at": timezone.now().isoformat(timespec="seconds"),
     }
     modelversion_set_metrics(version=version, metrics={"handout_gate": gate})
     return gate

@@ -52,6 +52,7 @@ class PairChecksApiTests(ParaQDSettingsMixin, TestCase):
         response = self.client_.post(reverse("api-paraphrase"), {"text": TRAIN, "k": 2, "generators": ["reorder"]},
                                      format="json")
         self.assertEqual(response.status_code, 200, response.data)
+        self.assertTrue(response.data["variants"], response.data)
         for variant in response.data["variants"]:
             self.assertTrue(variant["checks"]["numbers"]["ok"] and variant["checks"]["units"]["ok"], variant)
             self.assertTrue(variant["checks"]["units"]["message"].startswith("\u2713 Units"))

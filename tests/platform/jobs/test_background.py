@@ -74,7 +74,8 @@ class BackgroundJobTests(TransactionTestCase):
         data = self.api.get(reverse("api-job-detail", args=[job.pk])).data
         self.assertEqual(data["status"], "running")
         self.assertGreater(data["progress"], 0.0)
-        self.assertTrue(data["eta_seconds"] is None or data["eta_seconds"] >= 0)
+        self.assertIsNotNone(data["eta_seconds"])  # past 2 % of its work: a time left is known
+        self.assertGreaterEqual(data["eta_seconds"], 0.0)
         page = self.client
         page.force_login(self.staff)
         html = page.get(reverse("job-list")).content.decode()
@@ -114,6 +115,21 @@ class BackgroundJobTests(TransactionTestCase):
         # a finished job is returned as it is
         again = self.api.post(reverse("api-job-cancel", args=[running.pk]))
         self.assertEqual(again.data["status"], "cancelled")
+
+    def test_a_new_server_fails_the_jobs_an_earlier_one_was_running_and_sends_its_queued_ones(self):
+        from jobs import background
+
+        orphan = Job.objects.create(kind=Job.Kind.SCORE, status=Job.Status.RUNNING, task=wait_for_release.name)
+        waiting = Job.objects.create(kind=Job.Kind.SCORE, status=Job.Status.QUEUED, task=wait_for_release.name)
+        RELEASE.set()
+        background._recover(sending=-1)
+        self.assertTrue(wait_idle(30))
+        orphan.refresh_from_db()
+        waiting.refresh_from_db()
+        self.assertEqual((orphan.status, orphan.error),
+                         (Job.Status.FAILED, "the server stopped while it ran; start it again"))
+        self.assertEqual(waiting.status, Job.Status.SUCCEEDED)
+        self.assertIn("sent again", waiting.log)
 
 
 class CommandProgressTests(TransactionTestCase):
