@@ -80,11 +80,15 @@ def _gpu_queue_exists() -> bool:
     return any(queue.name == "gpu" for queue in (app.conf.task_queues or ()))
 
 
-@functools.lru_cache(maxsize=1)
 def _local_device() -> str:
     """``PARALAB_DEVICE`` resolved in this process (``auto``: the GPU when torch sees one)."""
     if settings.PARALAB_DEVICE != "auto":
         return settings.PARALAB_DEVICE
+    return _auto_device()
+
+
+@functools.lru_cache(maxsize=1)
+def _auto_device() -> str:
     try:
         import torch
 
