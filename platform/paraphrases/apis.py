@@ -38,6 +38,9 @@ def _dataset_or_404(request, dataset_id: int) -> Dataset:
     return dataset
 
 
+NO_GENERATOR = "Name at least one generator, or leave the field out for the default set."
+
+
 def _names(value):
     if value in (None, "", []):
         return None
@@ -47,8 +50,10 @@ def _names(value):
 
 
 class GenerateInputSerializer(BlankFormFieldsRefused):
-    generators = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_empty=True,
-                                       help_text="Generator names (default: every rule-based one that can run here).")
+    generators = serializers.ListField(
+        child=serializers.CharField(max_length=64), required=False, allow_empty=False,
+        error_messages={"empty": NO_GENERATOR},
+        help_text="Generator names (left out: the default set; an empty list is refused).")
     select = serializers.CharField(required=False, default="pammr", help_text="pammr, dips, tree, mwp, qf_pcf or none")
     per_problem = serializers.IntegerField(required=False, default=DEFAULT_PER_PROBLEM, min_value=1,
                                            max_value=MAX_PER_PROBLEM)
@@ -118,7 +123,8 @@ class ParaphraseInputSerializer(BlankFormFieldsRefused):
     text = serializers.CharField(allow_blank=True, trim_whitespace=True,
                                  help_text="The word problem (its numbers and units must survive).")
     k = serializers.IntegerField(required=False, default=3, min_value=1, max_value=MAX_PER_PROBLEM)
-    generators = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_empty=True)
+    generators = serializers.ListField(child=serializers.CharField(max_length=64), required=False, allow_empty=False,
+                                       error_messages={"empty": NO_GENERATOR})
     select = serializers.CharField(required=False, default="pammr")
 
 

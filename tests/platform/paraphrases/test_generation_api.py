@@ -107,6 +107,17 @@ class GenerationApiTests(ParaQDSettingsMixin, TestCase):
         self.assertEqual(bad_flag.status_code, 400)
         self.assertEqual(Job.objects.filter(kind=Job.Kind.PARAPHRASE).count(), 1)
 
+    def test_an_empty_generator_list_is_a_400_with_a_message(self):
+        """Unticking every generator is not "run them all": both endpoints refuse it and start nothing."""
+        for url, body in ((reverse("api-dataset-generate", args=[self.dataset.pk]), {"generators": []}),
+                          (reverse("api-paraphrase"), {"text": MAYA, "generators": []})):
+            with self.subTest(url=url):
+                answer = self.client_.post(url, body, format="json")
+                self.assertEqual(answer.status_code, 400)
+                self.assertEqual(answer.data["generators"], ["Name at least one generator, or leave the field "
+                                                             "out for the default set."])
+        self.assertFalse(Job.objects.exists())
+
     def test_generators_list_says_what_cannot_run(self):
         rows = {g["name"]: g for g in self.client_.get(reverse("api-generator-list")).data["generators"]}
         self.assertTrue(rows["reorder"]["available"])
