@@ -331,9 +331,11 @@ if "PARALAB_SEQ2SEQ_BASE" not in os.environ and "PARALAB_BART_MODEL" in os.envir
     warnings.warn("PARALAB_BART_MODEL is deprecated: set PARALAB_SEQ2SEQ_BASE", DeprecationWarning, stacklevel=1)
     PARALAB_SEQ2SEQ_BASE = env_str("PARALAB_BART_MODEL", "smollm2")
 else:
-    # smollm2 by default: the only offline base that learned to paraphrase within the CPU budget of
-    # benchmarks/scanning.py (docs/results/scanning.md); hosts with a hub copy can set facebook/bart-base.
-    PARALAB_SEQ2SEQ_BASE = env_str("PARALAB_SEQ2SEQ_BASE", "smollm2")
+    # Unset: smollm2, the only offline base that learned to paraphrase within the CPU budget of
+    # benchmarks/scanning.py (docs/results/scanning.md), except for the tiny preset, which must
+    # finish in minutes and trains the tiny scratch BART (paraphrases.scanning.scanning_base).
+    # Hosts with a hub copy can set facebook/bart-base.
+    PARALAB_SEQ2SEQ_BASE = env_str("PARALAB_SEQ2SEQ_BASE", "")
 PARALAB_BART_MODEL = PARALAB_SEQ2SEQ_BASE  # deprecated alias for code that still reads it
 # Fluency LM of STEAD's pseudo-adversarial inference noise: "auto" (the packaged SmolLM2-135M when
 # installed, else a Kneser-Ney n-gram LM on the corpus), "kneser-ney", or a causal LM id/directory.

@@ -78,11 +78,13 @@ def scanning_device() -> str:
 
 
 def scanning_base(base: str | None = None, preset: str | None = None) -> str:
-    """The STEAD/PAP base: the argument, else the tiny scratch model for the ``tiny`` preset (it
-    must finish in minutes on a CPU), else ``PARALAB_SEQ2SEQ_BASE``."""
-    if not base and preset == "tiny":
-        return "scratch"
-    return (base or settings.PARALAB_SEQ2SEQ_BASE or "scratch").strip()
+    """The STEAD/PAP base: the argument, else ``PARALAB_SEQ2SEQ_BASE`` when set, else the tiny
+    scratch BART for the ``tiny`` preset (it must finish in minutes on a CPU; SmolLM2 took over
+    40 minutes for 200 problems) and SmolLM2 for the others."""
+    named = (base or settings.PARALAB_SEQ2SEQ_BASE or "").strip()
+    if named:
+        return named
+    return "scratch" if preset == "tiny" else "smollm2"
 
 
 def scanning_preset(name: str | None = None, **overrides: Any):

@@ -156,7 +156,9 @@ class CommandProgressTests(TransactionTestCase):
 def test_the_tiny_preset_trains_the_tiny_scratch_base_unless_a_base_is_named(settings):
     from paraphrases.scanning import scanning_base
 
-    settings.PARALAB_SEQ2SEQ_BASE = "smollm2"
+    settings.PARALAB_SEQ2SEQ_BASE = ""  # not set
     assert scanning_base(None, "tiny") == "scratch"
     assert scanning_base("minilm", "tiny") == "minilm"
     assert scanning_base(None, "paper") == "smollm2"
+    settings.PARALAB_SEQ2SEQ_BASE = "smollm2"  # a base named in the settings is a base named
+    assert scanning_base(None, "tiny") == "smollm2"

@@ -47,8 +47,8 @@ class GenerationDeviceTests(TestCase):
         return Template("{% load paralab_generators %}{% generation_device %}").render(Context({}))
 
     def setUp(self):
-        paralab_generators._local_device.cache_clear()
-        self.addCleanup(paralab_generators._local_device.cache_clear)
+        paralab_generators._auto_device.cache_clear()
+        self.addCleanup(paralab_generators._auto_device.cache_clear)
 
     @override_settings(CELERY_BROKER_URL=None, PARALAB_DEVICE="cpu")
     def test_no_broker_runs_here_on_the_cpu(self):
