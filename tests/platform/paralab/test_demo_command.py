@@ -96,6 +96,40 @@ class DemoCommandTests(ParaQDSettingsMixin, TestCase):
         password = next(u["password"] for u in result["users"] if u["username"] == "admin")
         self.assertIsNotNone(authenticate(username="admin", password=password))
 
+    def test_the_served_demo_shows_the_sites_404_and_runs_jobs_off_the_request(self):
+        """What the demo's server runs with: DEBUG off (a missing page is the site's own 404, not
+        Django's URL list) and jobs on the background thread; set-up itself ran them inline."""
+        from unittest import mock
+
+        from django.conf import settings
+
+        from paralab.management.commands import demo as demo_command
+
+        seen = {}
+        real_call = demo_command.call_command
+
+        def call(name, *args, **kwargs):
+            if name == "runserver":
+                seen.update(debug=settings.DEBUG, runner=settings.PARALAB_JOB_RUNNER)
+                self.client.force_login(get_user_model().objects.get(username="admin"))
+                seen["404"] = self.client.get("/no-such-page/")
+                return None
+            if name == "collectstatic":
+                return None  # STATIC_ROOT is not this test's business
+            return real_call(name, *args, **kwargs)
+
+        with override_settings(DEBUG=True, PARALAB_JOB_RUNNER="inline"), \
+                mock.patch.dict("os.environ", {}, clear=False) as env, \
+                mock.patch.object(demo_command, "call_command", call):
+            env.pop("DEBUG", None)
+            env.pop("PARALAB_JOB_RUNNER", None)
+            call_command("demo", stdout=StringIO(), stderr=StringIO())
+        self.assertEqual((seen["debug"], seen["runner"]), (False, "thread"))
+        self.assertEqual(seen["404"].status_code, 404)
+        page = seen["404"].content.decode()
+        self.assertNotIn("Using the URLconf", page)  # Django's debug 404
+        self.assertIn("paralab", page)
+
     def test_port_must_be_a_port(self):
         from django.core.management.base import CommandError
 

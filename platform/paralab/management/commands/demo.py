@@ -68,6 +68,10 @@ class Command(BaseCommand):
             )
             return
 
+        # The demo is for people trying the site: a missing page shows the site's own 404, not
+        # Django's debug page listing every URL (set DEBUG=1 in the environment to keep it).
+        if "DEBUG" not in os.environ:
+            settings.DEBUG = False
         if self._static_needs_collecting():
             call_command("collectstatic", interactive=False, verbosity=0)
         # Set-up ran its jobs inline (each step needs the one before); while serving, jobs run on
