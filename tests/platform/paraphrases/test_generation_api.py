@@ -219,4 +219,7 @@ class GenerationPageTests(ParaQDSettingsMixin, TestCase):
         page = self.client.get(reverse("paraphrase"))
         self.assertContains(page, 'id="paraphrase-form"')
         self.assertContains(page, 'value="reorder"')
-        self.assertContains(page, "cannot run here")  # fill_mask without a masked LM
+        # fill_mask without a masked LM: said plainly, the technical reason (a setting) on hover only
+        self.assertContains(page, "— not installed on this server")
+        self.assertContains(page, 'title="no masked LM configured (set PARALAB_MASKED_LM')
+        self.assertNotContains(page, "— cannot run here")
