@@ -143,5 +143,6 @@ def _synthesize(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         per_problem=int(job.params.get("per_problem", 2)),
         seed=int(job.params.get("seed", 3407)),
         positive_fallback=tuple(job.params.get("positive_fallback") or ()),
+        prefer_generators=bool(job.params.get("prefer_generators")),
         progress=report,
     )

@@ -227,10 +227,11 @@ def step_test_pairs(ctx: DemoContext) -> str:
     missing = not Problem.objects.filter(dataset=dataset, candidates__generator__startswith=TEST_GENERATOR_PREFIX).exists()
     note = "test pairs were synthesized on an earlier run"
     if missing:
-        # The paper's fa rewrites few of the demo problems: the validated rule generators stand in
-        # for the positive half, so the annotators see valid and invalid pairs about equally.
+        # The paper's fa rewrites few of the demo problems and garbles some: the validated rule
+        # generators give the positive half (fa where none applies), so the annotators see valid
+        # and invalid pairs about equally (docs/results/demo-test-pairs.md).
         job = paraqd_synthesize_start(dataset=dataset, user=ctx.staff, enqueue=False,
-                                      positive_fallback=DEMO_POSITIVE_FALLBACK)
+                                      positive_fallback=DEMO_POSITIVE_FALLBACK, prefer_generators=True)
         synthesize_job.apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:

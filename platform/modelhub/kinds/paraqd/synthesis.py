@@ -66,6 +66,7 @@ def paraqd_synthesize_tests(
     progress: Progress | None = None,
     generators: dict[str, Any] | None = None,
     positive_fallback: Sequence[str] = (),
+    prefer_generators: bool = False,
 ) -> dict[str, Any]:
     """ParaQD's synthesized test set (paper 4.2): per problem, ``per_problem`` pairs, half from a
     positive test operator (fa, or fb when a generator exists) and half from a negative one (fc,
@@ -73,7 +74,8 @@ def paraqd_synthesize_tests(
     generators (``ml.generation``, e.g. ``reorder``) tried in order for the positive half when
     neither fa nor fb applies. The paper's fa rewrites few problems (16 of the 56 demo problems),
     so without it most problems get only their negative pair; the demo passes its validated
-    default generators here. With a fallback the pairs are balanced: a problem that still has no
+    default generators here, first (``prefer_generators``: blind labels found 2 of the paper's
+    16 fa pairs on the demo problems garbled, none of the generators'). With a fallback the pairs are balanced: a problem that still has no
     positive gets no negative either, so at least half the pairs are meant to be valid. Each output becomes a Candidate
     (generator ``test:<op>``, ``intended_valid``) and an AnnotationItem (purpose
     ``synthesized_test``, two labels required).
@@ -111,9 +113,14 @@ def paraqd_synthesize_tests(
     skipped = len(problems) - len(todo)
     for done, (problem_id, text) in enumerate(todo, start=1):
         rng = random.Random(f"{seed}-{problem_id}")
-        positives = _pick(positive, n_pos, text, rng, resources_for)
-        if len(positives) < n_pos and positive_fallback:
-            positives += _fallback_positives(text, positive_fallback, n_pos - len(positives), seed, problem_id)
+        if prefer_generators and positive_fallback:  # the platform's validated generators first, fa/fb after
+            positives = _fallback_positives(text, positive_fallback, n_pos, seed, problem_id)
+            if len(positives) < n_pos:
+                positives += _pick(positive, n_pos - len(positives), text, rng, resources_for)
+        else:
+            positives = _pick(positive, n_pos, text, rng, resources_for)
+            if len(positives) < n_pos and positive_fallback:
+                positives += _fallback_positives(text, positive_fallback, n_pos - len(positives), seed, problem_id)
         negatives = _pick(negative, n_neg, text, rng, resources_for)
         if positive_fallback:  # balanced: a problem no positive operator rewrites gets no negative either
             negatives = negatives[:len(positives)]
@@ -187,6 +194,7 @@ def paraqd_synthesize_start(
     user: AbstractBaseUser | None = None,
     enqueue: bool = True,
     positive_fallback: Sequence[str] = (),
+    prefer_generators: bool = False,
 ) -> Job:
     """Queue a synthesis job (cpu queue) once the transaction commits."""
     from workers.paraqd import synthesize_job
@@ -195,7 +203,8 @@ def paraqd_synthesize_start(
         raise ParaQDError("--per-problem must be at least 1")
     job = job_create(
         kind=Job.Kind.SYNTHESIZE, params={"per_problem": per_problem, "seed": seed,
-                                          "positive_fallback": list(positive_fallback)}, dataset=dataset,
+                                          "positive_fallback": list(positive_fallback),
+                                          "prefer_generators": prefer_generators}, dataset=dataset,
         created_by=user, queue="cpu",
     )
     if enqueue:
