@@ -57,7 +57,8 @@ def report(work: Path, passes: list[Path], out: Path) -> None:
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
         f"## Run of {stamp}", "",
-        f"Command: `python benchmarks/demo_pairs.py --blind {' '.join(str(p) for p in passes)}`, on the test pairs "
+        f"Command: `python benchmarks/demo_pairs.py --work {work.relative_to(REPO) if work.is_relative_to(REPO) else work} "
+        f"--blind {' '.join(str(p) for p in passes)}`, on the test pairs "
         f"`manage.py demo --no-server` synthesized on a fresh clone. Labels: {len(passes)} independent blind passes "
         "following `labels/GUIDELINES.md` (valid only when every pass says so).", "",
         *agreement,
@@ -70,8 +71,9 @@ def report(work: Path, passes: list[Path], out: Path) -> None:
         lines.append(f"| {source} | {'valid' if meant[source] else 'invalid'} | {len(values)} | "
                      f"{sum(values)} ({100 * sum(values) / len(values):.0f} %) |")
     header = "# The demo's synthesized test pairs, labelled blind\n\nWritten by `benchmarks/demo_pairs.py`; newest run first.\n\n"
-    earlier = out.read_text(encoding="utf-8").split("\n", 4)[-1] if out.exists() else ""
-    out.write_text(header + "\n".join(lines) + "\n\n" + (earlier if earlier.startswith("## Run") else ""),
+    text = out.read_text(encoding="utf-8") if out.exists() else ""
+    earlier = text[text.index("## Run"):] if "## Run" in text else ""
+    out.write_text(header + "\n".join(lines) + "\n\n" + earlier,
                    encoding="utf-8")
     print("\n".join(lines))
 

@@ -170,9 +170,10 @@ def main() -> None:
     lines += ["", f"Slowest request while the job ran: **{worst:.2f} s** (target: none over 2 s).", ""]
     header = ("# Responsiveness of the embedded default while a job runs\n\n"
               "Written by `benchmarks/responsiveness.py`; newest run first.\n\n")
-    earlier = args.out.read_text(encoding="utf-8").split("\n", 4)[-1] if args.out.exists() else ""
+    text = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
+    earlier = text[text.index("## Run"):] if "## Run" in text else ""
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(header + "\n".join(lines) + "\n" + (earlier if earlier.startswith("## Run") else ""),
+    args.out.write_text(header + "\n".join(lines) + "\n" + earlier,
                         encoding="utf-8")
     print("\n".join(lines))
 
