@@ -138,7 +138,7 @@ def score_all(problems, generated, scorers, spacy_model):
 
 def select_rows(problems, rows_by_problem, selector, label, k):
     """Per problem, the rows picked by ``selector`` with σ from ``label``."""
-    from ml.number_mentions import number_signature
+    from ml.text.number_mentions import number_signature
     from ml.selection import SelectionCandidate, select
 
     picked = {}
@@ -227,7 +227,7 @@ def main() -> None:
         torch.set_num_threads(int(threads))
     from ml.generation import GENERATORS, GenerationResources, available_generators
     from ml.metrics import BLEU_SETTINGS, WPD_SETTINGS
-    from ml.nlp import DEFAULT_SPACY_MODEL
+    from ml.text.nlp import DEFAULT_SPACY_MODEL
     from ml.paraqd.model import resolve_encoder_path
     from ml.similarity import DEFAULT_SENTENCE_ENCODER
 

@@ -63,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ.get("PARALAB_TORCH_THREADS") or 1))
     from ml.generation import GenerationResources
-    from ml.nlp import DEFAULT_SPACY_MODEL
+    from ml.text.nlp import DEFAULT_SPACY_MODEL
     from ml.similarity import DEFAULT_SENTENCE_ENCODER
 
     data = REPO.parent / "shared" / "data"

@@ -23,7 +23,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 from ml.generation.synonym_fit import FitConfig, load_synonym_fit  # noqa: E402
 from ml.judge.english import _words  # noqa: E402
-from ml.nlp import parse  # noqa: E402
+from ml.text.nlp import parse  # noqa: E402
 from ml.similarity import DEFAULT_SENTENCE_ENCODER  # noqa: E402
 
 DEFAULT_LABELS = ROOT.parent / "shared" / "data" / "labels" / "aqua_dev_candidates_val.csv"

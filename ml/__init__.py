@@ -4,14 +4,14 @@ Never imports django, celery, ``workers`` or the platform apps; callers hand it 
 dataclasses and paths. Each concept lives in its own module and is re-exported here.
 """
 
-from .numbers import NumberMention, extract_numbers, find_numbers, normalize_number
+from .text.numbers import NumberMention, extract_numbers, find_numbers, normalize_number
 
 __all__ = ["NumberMention", "extract_numbers", "find_numbers", "normalize_number"]
 
 # Text analysis and the ParaQD operators (spaCy, torch and transformers load lazily, on first use).
-from .nlp import DEFAULT_SPACY_MODEL, load_spacy, named_entities, noun_chunks, sentences  # noqa: E402
-from .number_mentions import NumberSpan, find_all_numbers, number_signature  # noqa: E402
-from .number_words import NumberWordMention, find_number_words, number_to_words, words_to_number  # noqa: E402
+from .text.nlp import DEFAULT_SPACY_MODEL, load_spacy, named_entities, noun_chunks, sentences  # noqa: E402
+from .text.number_mentions import NumberSpan, find_all_numbers, number_signature  # noqa: E402
+from .text.number_words import NumberWordMention, find_number_words, number_to_words, words_to_number  # noqa: E402
 from .operators import (  # noqa: E402
     TEST_OPERATORS,
     TRAINING_OPERATORS,
@@ -19,8 +19,8 @@ from .operators import (  # noqa: E402
     OperatorResult,
     apply_operator,
 )
-from .phrases import Phrase, PhraseSpans, phrase_spans  # noqa: E402
-from .units import UnitMention, expand_abbreviation, find_units, same_category_units  # noqa: E402
+from .text.phrases import Phrase, PhraseSpans, phrase_spans  # noqa: E402
+from .text.units import UnitMention, expand_abbreviation, find_units, same_category_units  # noqa: E402
 
 __all__ += [
     "DEFAULT_SPACY_MODEL",

@@ -24,9 +24,9 @@ import re
 from collections import Counter
 from fractions import Fraction
 
-from .number_mentions import find_all_numbers
-from .number_words import format_number
-from .units import find_units
+from .text.number_mentions import find_all_numbers
+from .text.number_words import format_number
+from .text.units import find_units
 
 __all__ = ["NAME_LABELS", "pair_checks", "quantity_values", "unit_identities"]
 
@@ -105,7 +105,7 @@ def _entity_names(text: str, spans: list[dict] | None, spacy_model: str | None) 
     if spans is not None:
         return [text[s["start"]:s["end"]] for s in spans
                 if s.get("kind") == "entity" and s.get("label") in NAME_LABELS]
-    from .nlp import DEFAULT_SPACY_MODEL, named_entities
+    from .text.nlp import DEFAULT_SPACY_MODEL, named_entities
 
     try:
         return [e.text for e in named_entities(text, labels=NAME_LABELS, model=spacy_model or DEFAULT_SPACY_MODEL)]
@@ -138,7 +138,7 @@ def pair_checks(original: str, paraphrase: str, *, names: bool = True, original_
     ``original``/``paraphrase`` list what each text says (as written); ``only_*`` what the other
     lacks (numbers as values, units by name); ``message`` is the line a page shows ("" when neither
     text has any). Names come from the highlight spans when given
-    (``ml.highlight``; no second spaCy run), else from spaCy; ``names=False`` leaves them out.
+    (``ml.text.highlight``; no second spaCy run), else from spaCy; ``names=False`` leaves them out.
     """
     result = {"numbers": _numbers(original or "", paraphrase or ""), "units": _units(original or "", paraphrase or "")}
     if names:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from .number_mentions import number_signature
+from .text.number_mentions import number_signature
 
 __all__ = ["ENGLISH_MIN_SHARE", "english_share", "refusal_reason"]
 

@@ -23,7 +23,7 @@ def test_stdlib_platform_module_is_not_shadowed():
 
 def test_ml_imports_without_django_or_celery():
     code = (
-        "import json, sys, ml, ml.numbers, ml.noise, ml.seq2seq, ml.stead, ml.pap, ml.generation.neural, ml.judge, "
+        "import json, sys, ml, ml.text.numbers, ml.noise, ml.seq2seq, ml.stead, ml.pap, ml.generation.neural, ml.judge, "
         "ml.judge.features, ml.judge.numeracy_judge, ml.generation.llm, ml.generation.synonym_fit, ml.input_checks, "
         "ml.vocabulary; "
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "

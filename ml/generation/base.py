@@ -21,12 +21,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Protocol, runtime_checkable
 
-from ..nlp import DEFAULT_SPACY_MODEL
-from ..number_mentions import number_signature
+from ..text.nlp import DEFAULT_SPACY_MODEL
+from ..text.number_mentions import number_signature
 from ..operators.base import OperatorNotApplicable
 from ..operators.preservation import require_preserved
 from ..similarity import DEFAULT_SENTENCE_ENCODER
-from ..units import unit_signature
+from ..text.units import unit_signature
 
 __all__ = [
     "GeneratedCandidate",

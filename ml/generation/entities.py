@@ -21,7 +21,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ..nlp import DEFAULT_SPACY_MODEL, named_entities, parse
+from ..text.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
 from ..operators.base import replace_spans
 from ..operators.replacement_lists import ENTITY_REPLACEMENTS
 from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_quantities

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from ..nlp import parse
-from ..number_mentions import find_all_numbers
+from ..text.nlp import parse
+from ..text.number_mentions import find_all_numbers
 from ..operators.base import replace_spans
 from .base import (
     GeneratedCandidate,

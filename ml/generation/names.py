@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-from ..nlp import DEFAULT_SPACY_MODEL, named_entities, parse
+from ..text.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
 
 __all__ = [
     "FEMALE_NAMES",

@@ -130,7 +130,7 @@ def generate(
 def warm_up(resources: GenerationResources) -> list[str]:
     """Load what the generators need once (spaCy; the synonym source, ~5 s for WordNet; the masked
     LM when configured), so that the first request is as fast as the next. Returns what loaded."""
-    from ..nlp import load_spacy
+    from ..text.nlp import load_spacy
     from .fill_mask import load_masked_lm, masked_lm_unavailable_reason
     from .synonyms import synonym_lookup
 

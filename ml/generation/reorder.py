@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..nlp import DEFAULT_SPACY_MODEL, parse, sentence_spans
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse, sentence_spans
 from ..operators.base import OperatorResult, replace_spans
 from ..operators.reordering import ReorderConfig, given_that_reorder
 from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem

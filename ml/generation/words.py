@@ -14,10 +14,10 @@ import difflib
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..nlp import DEFAULT_SPACY_MODEL, parse
-from ..number_mentions import find_all_numbers
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
+from ..text.number_mentions import find_all_numbers
 from ..operators.base import replace_spans
-from ..units import UNITS, find_units
+from ..text.units import UNITS, find_units
 from .names import person_mentions
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ here is a number in a fixed order (:data:`FEATURE_NAMES`), so a small classifier
 - ``cosine``: the encoder's cosine of the two texts (ParaQD's score);
 - ``numeracy``: ν, the overlap of number values (``ml.metrics.pqi.numeracy``, p = 3);
   ``numbers_missing`` / ``numbers_added``: how many values of one text the other lacks;
-- ``units_kept``: the share of the problem's unit mentions the candidate keeps (``ml.units``);
+- ``units_kept``: the share of the problem's unit mentions the candidate keeps (``ml.text.units``);
 - ``entities_kept``: the share of the problem's names (people, places, organisations; spaCy)
   that appear in the candidate;
 - ``align_p``, ``align_r``, ``align_f``: BERTScore-style greedy alignment of the two texts' token
@@ -93,7 +93,7 @@ def _fmt_number(value: Any) -> str:
 
 def number_difference(original: str, candidate: str) -> tuple[list[str], list[str]]:
     """(values of ``original`` missing from ``candidate``, values ``candidate`` adds), as multisets."""
-    from ml.number_mentions import number_signature
+    from ml.text.number_mentions import number_signature
 
     a, b = number_signature(original), number_signature(candidate)
     missing = [_fmt_number(v) for v, n in (a - b).items() for _ in range(n)]
@@ -103,7 +103,7 @@ def number_difference(original: str, candidate: str) -> tuple[list[str], list[st
 
 def unit_difference(original: str, candidate: str) -> tuple[float, list[str]]:
     """(share of ``original``'s unit mentions kept, the unit keys dropped or changed)."""
-    from ml.units import unit_signature
+    from ml.text.units import unit_signature
 
     a, b = unit_signature(original), unit_signature(candidate)
     total = sum(a.values())
@@ -116,7 +116,7 @@ def unit_difference(original: str, candidate: str) -> tuple[float, list[str]]:
 
 def entity_difference(original: str, candidate: str, *, spacy_model: str | None = None) -> tuple[float, list[str]]:
     """(share of ``original``'s named entities found in ``candidate``, the names not found)."""
-    from ml.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
+    from ml.text.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
 
     model = spacy_model or DEFAULT_SPACY_MODEL
     names = {e.text for e in named_entities(original, model=model)}
@@ -153,7 +153,7 @@ def _synonyms(lemma: str) -> frozenset[str]:
 def foreign_words(original: str, candidate: str, *, spacy_model: str | None = None) -> tuple[float, list[str], bool]:
     """(share of ``candidate``'s content words foreign to ``original``, those words, whether
     WordNet synonyms were consulted)."""
-    from ml.nlp import DEFAULT_SPACY_MODEL, parse
+    from ml.text.nlp import DEFAULT_SPACY_MODEL, parse
 
     model = spacy_model or DEFAULT_SPACY_MODEL
     source = {t.lemma_.lower() for t in parse(original, model) if not t.is_punct}
@@ -325,7 +325,7 @@ def batch_features(
         fluent = dict(zip(distinct, fluency_scorer.score(distinct)))
     checks: list[dict[str, float] | None] = [None] * len(originals)
     if english:
-        from ml.nlp import DEFAULT_SPACY_MODEL, parse
+        from ml.text.nlp import DEFAULT_SPACY_MODEL, parse
 
         model = spacy_model or DEFAULT_SPACY_MODEL
         checks = [english_features(o, c, original_doc=parse(o, model), candidate_doc=parse(c, model),

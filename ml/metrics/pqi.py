@@ -25,8 +25,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from ..nlp import DEFAULT_SPACY_MODEL
-from ..number_mentions import number_signature
+from ..text.nlp import DEFAULT_SPACY_MODEL
+from ..text.number_mentions import number_signature
 from .bleu import BLEU_SETTINGS, sentence_bleu
 from .wpd import WPD_SETTINGS, cache_lemmas, word_position_deviation, wpd
 
@@ -76,7 +76,7 @@ def _numbers(text: str) -> Counter[Fraction]:
 
 def numeracy(original: str, candidate: str, *, p: float = NUMERACY_POWER) -> float:
     """nu = (|N_x & N_y| / max(|N_x|, |N_y|))^p over multisets of number values (digits and
-    number words, as :func:`ml.number_mentions.number_signature` reads them: "1,350" = "1350",
+    number words, as :func:`ml.text.number_mentions.number_signature` reads them: "1,350" = "1350",
     "$4.50" = "4.50 dollars", "3/4" = "0.75", "25%" = "25 percent"; ordinals are not numbers).
     1.0 when neither text has a number, 0.0 when only one has.
 

@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Sequence
 
-from ..nlp import DEFAULT_SPACY_MODEL, load_spacy
+from ..text.nlp import DEFAULT_SPACY_MODEL, load_spacy
 
 __all__ = ["WPD_SETTINGS", "cache_lemmas", "position_lemmas", "word_position_deviation", "wpd"]
 
@@ -35,7 +35,7 @@ WPD_SETTINGS = (
 )
 
 # Lemmas need only the tagger, attribute ruler and lemmatizer; the parser and NER cost ~3/4 of a
-# full parse and do not feed the tagger, so the lemmas are the same as those of ml.nlp.parse.
+# full parse and do not feed the tagger, so the lemmas are the same as those of ml.text.nlp.parse.
 _NOT_NEEDED = ("parser", "ner")
 _CACHE_SIZE = 20_000
 

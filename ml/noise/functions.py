@@ -357,8 +357,8 @@ def i1_sentence_permutation(units: Units, rng: random.Random, resources: NoiseRe
 
 @lru_cache(maxsize=2048)
 def _phrases(text: str, spacy_model: str, backend: str) -> tuple[str, tuple[tuple[str, int, int], ...]]:
-    from ..nlp import parse
-    from ..phrases import phrase_spans
+    from ..text.nlp import parse
+    from ..text.phrases import phrase_spans
 
     spans = phrase_spans(parse(text, spacy_model), backend=backend)
     return spans.backend, tuple((p.label, p.token_start, p.token_end) for p in spans)

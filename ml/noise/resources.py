@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..nlp import DEFAULT_SPACY_MODEL
+from ..text.nlp import DEFAULT_SPACY_MODEL
 from .units import is_quantity_word
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ class NoiseResources:
 
     def describe(self) -> dict[str, Any]:
         """Which constituency backend, fluency LM and synonym source run (for the job log)."""
-        from ..phrases import benepar_available
+        from ..text.phrases import benepar_available
 
         backend = self.phrase_backend
         if backend == "auto":

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from ..nlp import DEFAULT_SPACY_MODEL, parse
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 
 __all__ = [
     "OBJECT_DEPS", "PROTECTED_POS", "QUANTITY_WORDS", "Unit", "detokenize", "is_quantity_word", "parse_units",
@@ -81,8 +81,8 @@ class Unit:
 def is_quantity_word(word: str) -> bool:
     """Whether ``word`` (one or more words) states a number or a unit: inserted and substituted
     words must not add quantities to a problem."""
-    from ..number_mentions import find_all_numbers
-    from ..units import find_units
+    from ..text.number_mentions import find_all_numbers
+    from ..text.units import find_units
 
     lowered = word.lower()
     if any(ch.isdigit() for ch in lowered) or any(w in QUANTITY_WORDS for w in lowered.replace("-", " ").split()):
@@ -93,8 +93,8 @@ def is_quantity_word(word: str) -> bool:
 def _quantity_spans(text: str) -> list[tuple[int, int]]:
     """Character spans that must stay whole: numbers (digits, words, ordinals) merged with the
     unit or sign next to them, and unit words on their own."""
-    from ..number_mentions import find_all_numbers
-    from ..units import find_units
+    from ..text.number_mentions import find_all_numbers
+    from ..text.units import find_units
 
     spans = [(n.start, n.end) for n in find_all_numbers(text, ordinals=True)]
     for unit in find_units(text):

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 
-from ..nlp import DEFAULT_SPACY_MODEL, sentences
-from ..number_mentions import number_signature
+from ..text.nlp import DEFAULT_SPACY_MODEL, sentences
+from ..text.number_mentions import number_signature
 from ..seq2seq import ModelUnavailable
 from .base import OperatorNotApplicable, OperatorResult, TextGenerator, make_result
 

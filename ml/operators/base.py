@@ -126,7 +126,7 @@ _LAST_WORD = re.compile(r"(\S+)\s*$")
 
 
 def _ends_with_abbreviation(text: str) -> bool:
-    from ..nlp import ABBREVIATIONS
+    from ..text.nlp import ABBREVIATIONS
 
     last = _LAST_WORD.search(text)
     return bool(last) and last.group(1).lower() in ABBREVIATIONS

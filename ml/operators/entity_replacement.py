@@ -10,7 +10,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..nlp import DEFAULT_SPACY_MODEL, ENTITY_LABELS, named_entities
+from ..text.nlp import DEFAULT_SPACY_MODEL, ENTITY_LABELS, named_entities
 from .base import OperatorNotApplicable, OperatorResult, choose_some, edit_text, make_result
 from .replacement_lists import ENTITY_REPLACEMENTS
 

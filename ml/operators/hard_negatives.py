@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..nlp import DEFAULT_SPACY_MODEL
+from ..text.nlp import DEFAULT_SPACY_MODEL
 from .base import OperatorNotApplicable, OperatorResult, Similarity, make_result
 from .entity_replacement import EntityReplacementConfig, f7_entity_replacement
 from .number_perturbation import F8_REPLACEMENTS, NumberReplacementConfig, f8_number_replacement, number_change

@@ -11,9 +11,9 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ..number_mentions import NumberSpan, find_all_numbers
-from ..number_words import number_to_words
-from ..units import UNITS, find_units
+from ..text.number_mentions import NumberSpan, find_all_numbers
+from ..text.number_words import number_to_words
+from ..text.units import UNITS, find_units
 from .base import OperatorNotApplicable, OperatorResult, capitalize_first, choose_some, edit_text, make_result
 
 __all__ = ["F8_REPLACEMENTS", "NumberReplacementConfig", "f8_number_replacement", "number_change"]

@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 import re
 
-from ..number_mentions import find_all_numbers
-from ..number_words import number_to_words, ordinal_words
-from ..units import UNITS, find_units
+from ..text.number_mentions import find_all_numbers
+from ..text.number_words import number_to_words, ordinal_words
+from ..text.units import UNITS, find_units
 from .base import OperatorNotApplicable, OperatorResult, make_result, replace_spans
 
 __all__ = ["f3_numbers_to_words", "spell_numeral"]
@@ -20,7 +20,7 @@ _ORDINAL_SUFFIX = re.compile(r"(st|nd|rd|th)(?![A-Za-z])", re.IGNORECASE)
 
 
 def spell_numeral(numeral: str, kind: str) -> str:
-    """Words for a numeral as ``ml.numbers`` reports it (integer, decimal, fraction, mixed, percent).
+    """Words for a numeral as ``ml.text.numbers`` reports it (integer, decimal, fraction, mixed, percent).
 
     >>> spell_numeral("1 1/2", "mixed"), spell_numeral("25%", "percent")
     ('one and one half', 'twenty-five percent')

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from ..nlp import DEFAULT_SPACY_MODEL
+from ..text.nlp import DEFAULT_SPACY_MODEL
 from ..seq2seq import ModelUnavailable
 from .base import OperatorNotApplicable, OperatorResult, Similarity, TextGenerator, make_result
 from .hard_negatives import FluentNegativeConfig, fluent_hard_negative

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..nlp import DEFAULT_SPACY_MODEL, capitalized_elsewhere, keeps_capital, parse, sentence_spans
-from ..units import find_units
+from ..text.nlp import DEFAULT_SPACY_MODEL, capitalized_elsewhere, keeps_capital, parse, sentence_spans
+from ..text.units import find_units
 from .base import OperatorNotApplicable, OperatorResult, make_result, tidy_spacing
 from .preservation import require_preserved
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..nlp import DEFAULT_SPACY_MODEL, parse
-from ..phrases import DEFAULT_BENEPAR_MODEL, phrase_spans
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
+from ..text.phrases import DEFAULT_BENEPAR_MODEL, phrase_spans
 from .base import OperatorNotApplicable, OperatorResult, Similarity, delete_spans, make_result
 
 __all__ = ["PhraseDeletionConfig", "f5_important_phrase_deletion", "phrase_deletion_candidates"]

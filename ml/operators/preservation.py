@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..nlp import DEFAULT_SPACY_MODEL, named_entities
-from ..number_mentions import number_signature
-from ..units import unit_signature
+from ..text.nlp import DEFAULT_SPACY_MODEL, named_entities
+from ..text.number_mentions import number_signature
+from ..text.units import unit_signature
 from .base import OperatorNotApplicable
 
 __all__ = ["lost_information", "require_preserved"]

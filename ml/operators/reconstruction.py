@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..number_mentions import find_all_numbers
-from ..units import find_units
+from ..text.number_mentions import find_all_numbers
+from ..text.units import find_units
 from .base import OperatorNotApplicable, OperatorResult, TextGenerator, make_result
 
 __all__ = ["CorruptionConfig", "corrupt", "fb_corrupted_reconstruction"]

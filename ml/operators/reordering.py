@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ..nlp import DEFAULT_SPACY_MODEL, capitalized_elsewhere, keeps_capital, parse, sentence_spans
+from ..text.nlp import DEFAULT_SPACY_MODEL, capitalized_elsewhere, keeps_capital, parse, sentence_spans
 from .base import OperatorNotApplicable, OperatorResult, make_result, tidy_spacing
 from .preservation import require_preserved
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from ..nlp import DEFAULT_SPACY_MODEL, sentence_spans
+from ..text.nlp import DEFAULT_SPACY_MODEL, sentence_spans
 from .base import OperatorNotApplicable, OperatorResult, make_result
 
 __all__ = ["f6_last_sentence_deletion"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from ..units import expand_abbreviation, find_units
+from ..text.units import expand_abbreviation, find_units
 from .base import OperatorNotApplicable, OperatorResult, make_result, replace_spans
 
 __all__ = ["UnitExpansionConfig", "f4_unit_expansion"]

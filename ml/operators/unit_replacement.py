@@ -7,7 +7,7 @@ import random
 import re
 from dataclasses import dataclass
 
-from ..units import UNITS, UnitMention, find_units, render_unit, same_category_units
+from ..text.units import UNITS, UnitMention, find_units, render_unit, same_category_units
 from .base import OperatorNotApplicable, OperatorResult, choose_some, make_result, replace_spans
 
 __all__ = ["UnitReplacementConfig", "f10_unit_replacement"]

@@ -15,7 +15,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..nlp import DEFAULT_SPACY_MODEL, parse
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from .base import OperatorNotApplicable, OperatorResult, choose_some, edit_text, make_result
 
 __all__ = ["WordReplacementConfig", "vocabulary_of", "word_replacement"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..nlp import DEFAULT_SPACY_MODEL
+from ..text.nlp import DEFAULT_SPACY_MODEL
 from ..stead.model import NeuralOutput
 from .data import PapPair, select_parallel_corpus
 

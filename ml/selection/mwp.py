@@ -5,7 +5,7 @@ increase of a solver's loss, (L(C_j) - L(P)) / L(P), and keeps the argmax: the c
 like the original that the solver finds hardest. We have no trained solver, so (METHODS.md):
 
 - hard filter: every number of the problem's equation survives in the candidate (values
-  compared with :func:`ml.number_mentions.number_signature`, so "5" = "five"). An equation
+  compared with :func:`ml.text.number_mentions.number_signature`, so "5" = "five"). An equation
   value counts when the source states it, or states 100 times it (the signature reads "5%"
   as 5 where an equation may write 0.05); equation constants that the problem never states
   (1, 100, 60 minutes in an hour) cannot survive a paraphrase and are not required. Without
@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from fractions import Fraction
 
-from ..number_mentions import number_signature
+from ..text.number_mentions import number_signature
 from .base import SelectionCandidate, check_k, score_of
 
 __all__ = ["DEFAULT_MWP_THRESHOLD", "keeps_numbers", "mwp_select"]

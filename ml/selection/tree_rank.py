@@ -82,8 +82,8 @@ def default_content_lemmas(text: str) -> set[str]:
 
 def spacy_content_lemmas(model: str | None = None) -> ContentLemmas:
     """A ``content_lemmas`` callable using spaCy: lower-cased lemmas of the tokens that are not
-    stop words, punctuation or space (model: ``ml.nlp.DEFAULT_SPACY_MODEL`` by default)."""
-    from ..nlp import DEFAULT_SPACY_MODEL, parse
+    stop words, punctuation or space (model: ``ml.text.nlp.DEFAULT_SPACY_MODEL`` by default)."""
+    from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 
     name = model or DEFAULT_SPACY_MODEL
 

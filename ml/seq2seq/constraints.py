@@ -8,8 +8,8 @@ are allowed, and the number may only end (any other token) once it is complete. 
 is written at most as many times as the input writes it (a paraphrase keeps the multiset, which is
 what ν measures). Commas inside numbers are ignored when comparing ("1,200" = "1200"). Given the
 input's number words (:func:`source_number_words`), a word that states a number on its own
-("one", "twenty", "half": :data:`ml.number_words.CARDINAL_WORDS`) or makes a fraction ("a fifth",
-"two thirds": :data:`ml.number_words.DENOMINATOR_WORDS`) may be written only where the input
+("one", "twenty", "half": :data:`ml.text.number_words.CARDINAL_WORDS`) or makes a fraction ("a fifth",
+"two thirds": :data:`ml.text.number_words.DENOMINATOR_WORDS`) may be written only where the input
 says it too, and as often, whether one token writes it or several ("for" + "ty"): ν reads number
 words, so "9 salty one cookies" adds a 1 and "a fifth of it" adds 1/5.
 
@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from ..number_mentions import find_all_numbers, number_signature
-from ..number_words import CARDINAL_WORDS, DENOMINATOR_WORDS
+from ..text.number_mentions import find_all_numbers, number_signature
+from ..text.number_words import CARDINAL_WORDS, DENOMINATOR_WORDS
 
 __all__ = ["NUMBER_WORDS", "LineBreakLogitsProcessor", "NumberCopyLogitsProcessor", "available_numbers",
            "line_break_token_ids", "missing_numbers", "numeric_token_ids", "source_number_words", "source_numbers",
@@ -134,7 +134,7 @@ def source_number_words(text: str) -> Counter[str]:
 
 def word_number_values(text: str) -> Counter | None:
     """The values of every number of ``text``, digits and words, as ν reads them
-    (:func:`ml.number_mentions.number_signature`), where ``text`` writes a number in words; None
+    (:func:`ml.text.number_mentions.number_signature`), where ``text`` writes a number in words; None
     where it writes numbers with digits only (:func:`missing_numbers` then says what is missing).
 
     >>> sorted(word_number_values("One side is 4 m.").items()), word_number_values("A side is 4 m.")

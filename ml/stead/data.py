@@ -15,7 +15,7 @@ import random
 import zlib
 from collections.abc import Callable, Sequence
 
-from ..nlp import DEFAULT_SPACY_MODEL
+from ..text.nlp import DEFAULT_SPACY_MODEL
 
 __all__ = [
     "STEAD_PASSIVE_PROMPT",

@@ -27,7 +27,7 @@ class AnnotationItem(models.Model):
     )
     spans = models.JSONField(
         default=dict, blank=True,
-        help_text='Highlight spans, computed once: {"problem": [...], "paraphrase": [...]} (ml.highlight).',
+        help_text='Highlight spans, computed once: {"problem": [...], "paraphrase": [...]} (ml.text.highlight).',
     )
     label_count = models.PositiveIntegerField(
         default=0, editable=False,

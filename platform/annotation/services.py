@@ -387,7 +387,7 @@ def dataset_labels_per_item_apply(*, dataset: Dataset) -> int:
 def _compute_spans(problem_text: str, paraphrase_text: str) -> dict[str, list[dict]]:
     from django.conf import settings
 
-    from ml.highlight import highlight_spans
+    from ml.text.highlight import highlight_spans
 
     model = settings.PARALAB_SPACY_MODEL
     return {"problem": highlight_spans(problem_text, spacy_model=model),

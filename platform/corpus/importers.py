@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ml.numbers import extract_numbers, normalize_number
+from ml.text.numbers import extract_numbers, normalize_number
 
 __all__ = [
     "PROBLEM_FORMATS",

@@ -20,7 +20,7 @@ from annotation.models import GoldLabel
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from jobs.progress import scaled_progress
-from ml.numbers import extract_numbers
+from ml.text.numbers import extract_numbers
 from paraphrases.models import Candidate
 from workers.corpus import import_job
 

@@ -33,7 +33,7 @@ def pair_checks(original: str, paraphrase: str, spans: dict | None = None) -> di
     from django.conf import settings
 
     from ml.checks import pair_checks as check
-    from ml.highlight import highlight_spans
+    from ml.text.highlight import highlight_spans
 
     if not spans or "problem" not in spans or "paraphrase" not in spans:
         model = settings.PARALAB_SPACY_MODEL

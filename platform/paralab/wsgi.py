@@ -16,7 +16,7 @@ if os.environ.get("PARALAB_WARM_NLP", "1").lower() not in ("0", "false", "no", "
     try:
         from django.conf import settings
 
-        from ml.highlight import highlight_spans
+        from ml.text.highlight import highlight_spans
 
         highlight_spans("Ann has 2 apples in Boston.", spacy_model=settings.PARALAB_SPACY_MODEL)
     except Exception:  # noqa: BLE001 - a missing model must not stop the site: spans load on first use then

@@ -231,7 +231,7 @@ def _select(selector: str, original: str, scored: Sequence[_Scored], k: int, *, 
     pool = [SelectionCandidate(text=s.text, scores=s.scores, prompt=s.prompt, generator=s.generator) for s in scored]
     options: dict[str, Any] = {}
     if selector == "mwp" and equation.strip():
-        from ml.number_mentions import number_signature
+        from ml.text.number_mentions import number_signature
 
         options["equation_numbers"] = set(number_signature(equation))
     if selector == "mwp" and model is not None and model.version is not None:
@@ -571,7 +571,7 @@ def paraphrase_variants(
     With ParaQD deciding, the selector picks among every candidate as the paper does.
     """
     from ml.generation import generate
-    from ml.highlight import highlight_spans
+    from ml.text.highlight import highlight_spans
 
     from modelhub.kinds.paraqd import paraqd_default_model
 

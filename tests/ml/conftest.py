@@ -9,7 +9,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 import pytest  # noqa: E402
 
-from ml.nlp import DEFAULT_SPACY_MODEL, load_spacy  # noqa: E402
+from ml.text.nlp import DEFAULT_SPACY_MODEL, load_spacy  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 MODULES = [
-    "ml.number_words", "ml.number_mentions", "ml.units", "ml.nlp", "ml.phrases",
+    "ml.text.number_words", "ml.text.number_mentions", "ml.text.units", "ml.text.nlp", "ml.text.phrases",
     "ml.operators.base", "ml.operators.identity", "ml.operators.numbers_to_words", "ml.operators.unit_expansion",
     "ml.operators.passive", "ml.operators.permutation", "ml.operators.reordering", "ml.operators.phrase_deletion",
     "ml.operators.sentence_deletion", "ml.operators.entity_replacement", "ml.operators.number_perturbation",

@@ -1,8 +1,8 @@
 """Highlight spans for the labelling screen: numbers, units and entities, sorted and disjoint."""
 import doctest
 
-import ml.highlight
-from ml.highlight import highlight_spans
+import ml.text.highlight
+from ml.text.highlight import highlight_spans
 
 
 def _view(text, **kwargs):
@@ -43,15 +43,15 @@ def test_entities_come_from_spacy(spacy_model):
 
 def test_overlaps_resolve_to_numbers_then_units_then_entities(monkeypatch):
     text = "Mr. Five Miles walked 5 miles."
-    ml.highlight._cached_spans.cache_clear()
+    ml.text.highlight._cached_spans.cache_clear()
     # An entity that swallows a number word and a unit, and one that overlaps the digits.
-    monkeypatch.setattr(ml.highlight, "_entity_spans",
+    monkeypatch.setattr(ml.text.highlight, "_entity_spans",
                         lambda t, model: [(4, 14, "entity", "PERSON"), (0, 3, "entity", "PERSON"),
                                           (20, 24, "entity", "ORG")])
     try:
         spans = highlight_spans(text, spacy_model="fake")
     finally:
-        ml.highlight._cached_spans.cache_clear()
+        ml.text.highlight._cached_spans.cache_clear()
     view = [(text[s["start"]:s["end"]], s["kind"]) for s in spans]
     assert view == [("Mr.", "entity"), ("Five", "number"), ("Miles", "unit"), ("5", "number"), ("miles", "unit")]
     starts = [s["start"] for s in spans]
@@ -67,14 +67,14 @@ def test_missing_spacy_pipeline_leaves_numbers_and_units():
 
 def test_results_are_cached_but_callers_get_fresh_dicts():
     text = "It costs 7 dollars."
-    ml.highlight._cached_spans.cache_clear()
+    ml.text.highlight._cached_spans.cache_clear()
     first = highlight_spans(text, entities=False)
     first[0]["kind"] = "changed"
     second = highlight_spans(text, entities=False)
     assert second[0]["kind"] == "number"
-    assert ml.highlight._cached_spans.cache_info().hits == 1
+    assert ml.text.highlight._cached_spans.cache_info().hits == 1
 
 
 def test_docstring_example():
-    failures, tried = doctest.testmod(ml.highlight, optionflags=doctest.ELLIPSIS)
+    failures, tried = doctest.testmod(ml.text.highlight, optionflags=doctest.ELLIPSIS)
     assert tried > 0 and failures == 0

@@ -1,4 +1,4 @@
-from ml.nlp import capitalized_elsewhere, load_spacy, named_entities, noun_chunks, parse, sentence_spans, sentences
+from ml.text.nlp import capitalized_elsewhere, load_spacy, named_entities, noun_chunks, parse, sentence_spans, sentences
 
 
 def test_spacy_is_loaded_once_per_model(spacy_model):

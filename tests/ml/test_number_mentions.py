@@ -1,7 +1,7 @@
 from collections import Counter
 from fractions import Fraction
 
-from ml.number_mentions import find_all_numbers, number_signature, numeral_value
+from ml.text.number_mentions import find_all_numbers, number_signature, numeral_value
 
 
 def test_digits_and_words_are_merged_in_order_with_exact_values():

@@ -2,7 +2,7 @@ from fractions import Fraction
 
 import pytest
 
-from ml.number_words import find_number_words, format_number, number_to_words, ordinal_words, words_to_number
+from ml.text.number_words import find_number_words, format_number, number_to_words, ordinal_words, words_to_number
 
 
 @pytest.mark.parametrize(("number", "words"), [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import ml
-from ml.numbers import extract_numbers, find_numbers, normalize_number
+from ml.text.numbers import extract_numbers, find_numbers, normalize_number
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,8 @@ from collections import Counter
 
 import pytest
 
-from ml.nlp import named_entities
-from ml.number_mentions import find_all_numbers, number_signature
+from ml.text.nlp import named_entities
+from ml.text.number_mentions import find_all_numbers, number_signature
 from ml.operators import (
     F8_REPLACEMENTS,
     EntityReplacementConfig,
@@ -26,7 +26,7 @@ from ml.operators import (
 )
 from ml.operators.phrase_deletion import phrase_deletion_candidates
 from ml.operators.replacement_lists import ENTITY_REPLACEMENTS
-from ml.units import UNITS, find_units
+from ml.text.units import UNITS, find_units
 
 from .conftest import RecordingSimilarity
 

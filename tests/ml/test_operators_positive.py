@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from ml.number_mentions import number_signature
+from ml.text.number_mentions import number_signature
 from ml.operators import (
     OperatorNotApplicable,
     PassiveConfig,
@@ -20,7 +20,7 @@ from ml.operators import (
     require_preserved,
     to_passive,
 )
-from ml.units import unit_signature
+from ml.text.units import unit_signature
 
 Q0 = "Alex travelled 100 km from New York at a constant speed of 20 kmph. How many hours did it take him in total?"
 

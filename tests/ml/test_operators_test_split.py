@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from ml.number_mentions import number_signature
+from ml.text.number_mentions import number_signature
 from ml.operators import (
     CorruptionConfig,
     OperatorNotApplicable,

@@ -1,7 +1,7 @@
 import pytest
 
-from ml.nlp import parse
-from ml.phrases import benepar_available, phrase_spans
+from ml.text.nlp import parse
+from ml.text.phrases import benepar_available, phrase_spans
 
 
 def test_dependency_backend_finds_np_vp_pp_cc(spacy_model):

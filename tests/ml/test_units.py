@@ -1,6 +1,6 @@
 import pytest
 
-from ml.units import (
+from ml.text.units import (
     CATEGORIES,
     UNITS,
     expand_abbreviation,

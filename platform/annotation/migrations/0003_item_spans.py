@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='annotationitem',
             name='spans',
-            field=models.JSONField(blank=True, default=dict, help_text='Highlight spans, computed once: {"problem": [...], "paraphrase": [...]} (ml.highlight).'),
+            field=models.JSONField(blank=True, default=dict, help_text='Highlight spans, computed once: {"problem": [...], "paraphrase": [...]} (ml.text.highlight).'),
         ),
     ]

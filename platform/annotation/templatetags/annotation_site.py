@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from ml.highlight import highlight_spans
+from ml.text.highlight import highlight_spans
 
 register = template.Library()
 

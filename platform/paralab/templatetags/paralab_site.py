@@ -7,14 +7,14 @@ from django import template
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from ml.numbers import find_numbers
+from ml.text.numbers import find_numbers
 
 register = template.Library()
 
 
 @register.filter(is_safe=False)
 def highlight_numbers(text) -> SafeString:
-    """Escape ``text`` and wrap each number (as ``ml.numbers`` finds them) in ``<mark class="num">``.
+    """Escape ``text`` and wrap each number (as ``ml.text.numbers`` finds them) in ``<mark class="num">``.
 
     Every piece of the text is escaped before it is joined, so the result is safe HTML whatever
     the problem text contains.

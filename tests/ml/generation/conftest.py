@@ -11,8 +11,8 @@ import pytest
 
 from ml.generation import GenerationResources
 from ml.generation.synonyms import wordnet_unavailable_reason
-from ml.number_mentions import number_signature
-from ml.units import unit_signature
+from ml.text.number_mentions import number_signature
+from ml.text.units import unit_signature
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -18,7 +18,7 @@ from ml.generation import (
     generate,
     is_default,
 )
-from ml.number_mentions import number_signature
+from ml.text.number_mentions import number_signature
 
 from .conftest import MAYA, TRAIN, assert_same_quantities
 

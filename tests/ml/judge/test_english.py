@@ -12,7 +12,7 @@ import pytest
 
 from ml.judge import ENGLISH_FEATURE_NAMES, NumeracyJudge, english_features
 from ml.judge.english import broken_joins, changed_fluency, changed_words, english_reasons, substitute_fit
-from ml.nlp import parse
+from ml.text.nlp import parse
 
 SHIPPED = Path(__file__).resolve().parents[3] / "platform" / "modelhub" / "kinds" / "judge" / "shipped"
 

@@ -2,7 +2,7 @@
 import pytest
 
 from ml.metrics import cache_lemmas, position_lemmas, word_position_deviation, wpd
-from ml.nlp import parse
+from ml.text.nlp import parse
 
 
 def test_permutation():

@@ -13,9 +13,9 @@ from collections import Counter
 
 import pytest
 
-from ml.nlp import parse
-from ml.number_mentions import number_signature
-from ml.units import unit_signature
+from ml.text.nlp import parse
+from ml.text.number_mentions import number_signature
+from ml.text.units import unit_signature
 from ml.noise import (
     FUNCTIONS,
     INFERENCE_COMBINATIONS,

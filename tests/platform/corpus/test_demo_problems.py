@@ -13,7 +13,7 @@ from importlib import resources
 from django.test import SimpleTestCase
 
 from corpus.text import text_hash
-from ml.numbers import extract_numbers
+from ml.text.numbers import extract_numbers
 
 _OPS = {
     ast.Add: operator.add,

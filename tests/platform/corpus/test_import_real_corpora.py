@@ -13,7 +13,7 @@ from django.test import TestCase
 from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
 from corpus.services import dataset_import, pairs_import
-from ml.numbers import extract_numbers, normalize_number
+from ml.text.numbers import extract_numbers, normalize_number
 from paraphrases.models import Candidate
 
 # Distinct problems of mawps_asdiv/train.csv once the masked numbers are put back and texts are

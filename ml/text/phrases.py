@@ -6,7 +6,7 @@ spaCy's dependency parse: noun chunks and noun subtrees are NPs, a preposition w
 subtree is a PP, a verb with its auxiliaries and complements (not its subject) is a VP, a
 coordinating conjunction is a CC. The result says which backend ran, for the job log.
 
->>> from ml.nlp import parse
+>>> from ml.text.nlp import parse
 >>> result = phrase_spans(parse("A train covers 300 km in 5 hours."), backend="dependency")
 >>> result.backend, [(p.label, p.text) for p in result if p.label == "PP"]
 ('dependency', [('PP', 'in 5 hours')])

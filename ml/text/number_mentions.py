@@ -1,7 +1,7 @@
 """Every number of a text, digits and words together, with exact values.
 
-Digits come from :func:`ml.numbers.find_numbers`, words from
-:func:`ml.number_words.find_number_words`; this module merges them by position and gives each
+Digits come from :func:`ml.text.numbers.find_numbers`, words from
+:func:`ml.text.number_words.find_number_words`; this module merges them by position and gives each
 an exact ``Fraction`` value, so operators and checks can compare "2.5", "5/2" and "two point
 five". It is the seed of the later ``analyze`` API.
 
@@ -23,7 +23,7 @@ __all__ = ["NumberSpan", "find_all_numbers", "numeral_value", "number_signature"
 
 @dataclass(frozen=True)
 class NumberSpan:
-    """One number in a text: ``text[start:end] == span.text``; ``kind`` as in ``ml.numbers``
+    """One number in a text: ``text[start:end] == span.text``; ``kind`` as in ``ml.text.numbers``
     (integer, decimal, fraction, mixed, percent) or ``ordinal`` for words."""
 
     text: str

@@ -2,8 +2,8 @@
 
 These are exactly what a paraphrase must keep to stay the same problem (ParaQD's f1-f10 check
 them): a changed number, a lost unit or a renamed person is what an annotator looks for first.
-The spans come from the existing analyses (:mod:`ml.number_mentions`, :mod:`ml.units`,
-:mod:`ml.nlp`), merged into one sorted list without overlaps; numbers win over units and units
+The spans come from the existing analyses (:mod:`ml.text.number_mentions`, :mod:`ml.text.units`,
+:mod:`ml.text.nlp`), merged into one sorted list without overlaps; numbers win over units and units
 over entities where they touch the same characters.
 
 >>> [(text[s["start"]:s["end"]], s["kind"], s["label"])

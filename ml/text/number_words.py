@@ -1,6 +1,6 @@
 """Numbers written as English words, both ways.
 
-Digits are ``ml.numbers``' job; this module handles the word side so that a later ``analyze``
+Digits are ``ml.text.numbers``' job; this module handles the word side so that a later ``analyze``
 step can merge both into one list of number mentions. Values are exact ``fractions.Fraction``
 objects (``Fraction(5, 2) == 2.5 == Decimal("2.5")`` and ``hash(Fraction(25)) == hash(25)``), so
 "two point five", "2.5" and "5/2" normalise to the same value.
@@ -228,7 +228,7 @@ _JOINER_RE = re.compile(r"\s*-\s*|\s+")
 class NumberWordMention:
     """A number written in words inside a text: ``text[start:end] == mention.text``.
 
-    Field names and order follow ``ml.numbers.NumberMention`` (text, start, end, kind) so the two
+    Field names and order follow ``ml.text.numbers.NumberMention`` (text, start, end, kind) so the two
     kinds of mention can be merged by position; ``value`` is the exact value.
     """
 
