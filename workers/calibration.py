@@ -8,10 +8,12 @@ from typing import Any
 
 from celery import shared_task
 
+from jobs import tasks
+
 COMMON = {"bind": True, "acks_late": True, "ignore_result": True, "soft_time_limit": 900, "time_limit": 960}
 
 
-@shared_task(name="paralab.calibrate", **COMMON)
+@shared_task(name=tasks.CALIBRATE, **COMMON)
 def calibrate_job(self, job_id: int) -> None:
     """Recalibrate the active judge of ``job.params["model"]``; the result is the calibration record."""
     from jobs.services import JobError, job_run
@@ -27,7 +29,7 @@ def calibrate_job(self, job_id: int) -> None:
     job_run(job_id=job_id, body=body)
 
 
-@shared_task(name="paralab.calibrate.check", ignore_result=True, soft_time_limit=900, time_limit=960)
+@shared_task(name=tasks.CALIBRATE_CHECK, ignore_result=True, soft_time_limit=900, time_limit=960)
 def calibrate_check() -> dict[str, Any]:
     """Beat: recalibrate each active judge that has new human gold labels since its calibration."""
     from modelhub.calibration import recalibrate_check

@@ -8,10 +8,12 @@ from typing import Any
 
 from celery import shared_task
 
+from jobs import tasks
+
 # --- import -------------------------------------------------------------------------------------
 
 
-@shared_task(name="paralab.corpus.import", bind=True, acks_late=True, ignore_result=True)
+@shared_task(name=tasks.IMPORT, bind=True, acks_late=True, ignore_result=True)
 def import_job(self, job_id: int) -> None:
     """Run import job ``job_id`` (``corpus.services.dataset_import_start`` queues it).
 
@@ -64,7 +66,7 @@ def _run_import(job: Any, report: Callable[..., None]) -> dict[str, Any]:
 # --- export -------------------------------------------------------------------------------------
 
 
-@shared_task(name="paralab.corpus.export", bind=True, acks_late=True, ignore_result=True)
+@shared_task(name=tasks.EXPORT, bind=True, acks_late=True, ignore_result=True)
 def export_job(self, job_id: int) -> None:
     """Run export job ``job_id`` (``corpus.exporters.dataset_export_start`` queues it): the file goes
     to MEDIA_ROOT/exports and the job's result holds its ``path`` and ``rows``. A rerun rewrites

@@ -12,12 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from celery import shared_task
+
+from jobs import tasks
 from celery.signals import worker_init, worker_process_init
 
 from .paraqd import COMMON, SHORT_LIMITS
 
 
-@shared_task(name="paralab.generation.generate", **COMMON, **SHORT_LIMITS)
+@shared_task(name=tasks.GENERATE, **COMMON, **SHORT_LIMITS)
 def generate_job(self, job_id: int) -> None:
     """Run ``generation_run`` with the job's params; the job's result is the ``generate`` JSON."""
     from jobs.services import JobError, job_log, job_run
@@ -48,7 +50,7 @@ def generate_job(self, job_id: int) -> None:
     job_run(job_id=job_id, body=body)
 
 
-@shared_task(name="paralab.generation.paraphrase", **COMMON, **SHORT_LIMITS)
+@shared_task(name=tasks.PARAPHRASE, **COMMON, **SHORT_LIMITS)
 def paraphrase_job(self, job_id: int) -> None:
     """Run ``paraphrase_variants`` for one pasted problem; the job's result is its answer."""
     from jobs.services import JobError, job_run

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from jobs import tasks
 
-@shared_task(name="paralab.jobs.reap_stale", ignore_result=True)
+
+@shared_task(name=tasks.REAP_STALE, ignore_result=True)
 def reap_stale() -> dict[str, int]:
     """Re-queue running jobs whose worker died without a trace, send again queued jobs whose
     message was lost (run by beat; ``jobs.services.jobs_reap_stale``)."""
@@ -13,7 +15,7 @@ def reap_stale() -> dict[str, int]:
     return jobs_reap_stale()
 
 
-@shared_task(name="paralab.dashboard.refresh", ignore_result=True)
+@shared_task(name=tasks.DASHBOARD_REFRESH, ignore_result=True)
 def refresh_dashboard() -> int:
     """Recompute the dashboard summaries of every large dataset into the shared cache (run by beat
     every half ``PARALAB_DASHBOARD_CACHE_S``, so staff never wait for them;

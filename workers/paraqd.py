@@ -11,6 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from celery import shared_task
+
+from jobs import tasks
 from django.conf import settings
 
 # Training may run for hours: its limits are the platform's longest (PARALAB_TASK_HARD_LIMIT_S).
@@ -38,7 +40,7 @@ def _run(job_id: int, body: Callable[[Any, Callable[..., None]], dict[str, Any]]
 # --- training -------------------------------------------------------------------------------------
 
 
-@shared_task(name="paralab.gpu.paraqd.train", **COMMON, **TRAIN_LIMITS)
+@shared_task(name=tasks.PARAQD_TRAIN, **COMMON, **TRAIN_LIMITS)
 def train_job(self, job_id: int) -> None:
     """Train a ParaQD version (``paraqd_train_start`` queues it); the job's result holds
     ``{"version", "status", "path", "metrics", "training_data"}``."""
@@ -77,7 +79,7 @@ def _train(job: Any, report: Callable[..., None]) -> dict[str, Any]:
 # --- scoring --------------------------------------------------------------------------------------
 
 
-@shared_task(name="paralab.gpu.paraqd.score", **COMMON, **SHORT_LIMITS)
+@shared_task(name=tasks.PARAQD_SCORE, **COMMON, **SHORT_LIMITS)
 def score_job(self, job_id: int) -> None:
     """Score candidates (``params["candidate_ids"]``, or every candidate of ``params["dataset"]``)
     with ``params["version"]`` (default: the active version, else the pretrained encoder).
@@ -107,7 +109,7 @@ def _score(job: Any, report: Callable[..., None]) -> dict[str, Any]:
 # --- evaluation and synthesis (cpu) ---------------------------------------------------------------
 
 
-@shared_task(name="paralab.paraqd.evaluate", **COMMON, **SHORT_LIMITS)
+@shared_task(name=tasks.PARAQD_EVALUATE, **COMMON, **SHORT_LIMITS)
 def evaluate_job(self, job_id: int) -> None:
     """Evaluate ``params["model"]`` on the job's dataset; the result is the contract's metrics JSON."""
     _run(job_id, _evaluate)
@@ -127,7 +129,7 @@ def _evaluate(job: Any, report: Callable[..., None]) -> dict[str, Any]:
     )
 
 
-@shared_task(name="paralab.paraqd.synthesize", **COMMON, **SHORT_LIMITS)
+@shared_task(name=tasks.PARAQD_SYNTHESIZE, **COMMON, **SHORT_LIMITS)
 def synthesize_job(self, job_id: int) -> None:
     """Synthesize ParaQD test pairs for the job's dataset (idempotent: a rerun adds nothing)."""
     _run(job_id, _synthesize)

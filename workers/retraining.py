@@ -12,12 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from celery import shared_task
+
+from jobs import tasks
 from django.conf import settings
 
 TRAIN_LIMITS = {"soft_time_limit": settings.CELERY_TASK_SOFT_TIME_LIMIT, "time_limit": settings.CELERY_TASK_TIME_LIMIT}
 
 
-@shared_task(name="paralab.gpu.retrain", bind=True, acks_late=True, ignore_result=True, **TRAIN_LIMITS)
+@shared_task(name=tasks.RETRAIN, bind=True, acks_late=True, ignore_result=True, **TRAIN_LIMITS)
 def retrain_job(self, job_id: int) -> None:
     """Retrain a model from the annotators' labels; the job's result is
     ``{"kind", "version", "status", "promoted", "gate", "heldout", "rescore_jobs", "training_data"}``."""
@@ -35,7 +37,7 @@ def retrain_job(self, job_id: int) -> None:
     job_run(job_id=job_id, body=body)
 
 
-@shared_task(name="paralab.retrain.check", ignore_result=True, soft_time_limit=300, time_limit=360)
+@shared_task(name=tasks.RETRAIN_CHECK, ignore_result=True, soft_time_limit=300, time_limit=360)
 def retrain_check(kind: str | None = None) -> dict[str, Any]:
     """Start a retrain of ``kind`` if it is due (beat); without ``kind``, of every retrainable
     kind of the registry (``modelhub.kinds``). Returns what ``model_retrain_check`` says (per kind

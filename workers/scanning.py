@@ -14,6 +14,8 @@ from typing import Any
 
 from celery import shared_task
 
+from jobs import tasks
+
 from .paraqd import COMMON, TRAIN_LIMITS
 
 
@@ -30,7 +32,7 @@ def _run(job_id: int, body: Callable[[Any, Callable[..., None]], dict[str, Any]]
     job_run(job_id=job_id, body=guarded)
 
 
-@shared_task(name="paralab.gpu.scanning.train", **COMMON, **TRAIN_LIMITS)
+@shared_task(name=tasks.SCANNING_TRAIN, **COMMON, **TRAIN_LIMITS)
 def train_job(self, job_id: int) -> None:
     """Train a STEAD or PAP version (``scanning_train_start``); result: version, status, path, metrics."""
 
@@ -42,7 +44,7 @@ def train_job(self, job_id: int) -> None:
     _run(job_id, body)
 
 
-@shared_task(name="paralab.gpu.scanning.run", **COMMON, **TRAIN_LIMITS)
+@shared_task(name=tasks.SCANNING_RUN, **COMMON, **TRAIN_LIMITS)
 def scanning_job(self, job_id: int) -> None:
     """The chain (``scanning_start``): STEAD → corpus → PAP → generation on the evaluation dataset."""
 

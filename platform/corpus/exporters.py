@@ -72,6 +72,8 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.db.models import QuerySet
 from django.utils.text import get_valid_filename
 
+from jobs import tasks
+
 from .models import Dataset, Problem
 
 logger = logging.getLogger("paralab.corpus.export")
@@ -769,13 +771,12 @@ def dataset_export_start(*, dataset: Dataset, what: str, fmt: str, user=None):
     """
     from jobs.models import Job
     from jobs.services import job_create, job_enqueue
-    from workers.corpus import export_job
 
     export_validate(what=what, fmt=fmt)
     job = job_create(
         kind=Job.Kind.EXPORT, params={"what": what, "format": fmt}, dataset=dataset, created_by=user, queue="cpu"
     )
-    job_enqueue(job=job, task=export_job)
+    job_enqueue(job=job, task=tasks.EXPORT)
     return job
 
 

@@ -17,12 +17,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import GoldLabel
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from jobs.progress import scaled_progress
 from ml.text.numbers import extract_numbers
 from paraphrases.models import Candidate
-from workers.corpus import import_job
 
 from .importers import PAIR_FORMATS, PROBLEM_FORMATS, SPLITS, ProblemRecord, read_pairs, read_problems
 from .models import Dataset, Problem
@@ -322,5 +322,5 @@ def dataset_import_start(
         dataset=dataset,
         created_by=user,
     )
-    job_enqueue(job=job, task=import_job)
+    job_enqueue(job=job, task=tasks.IMPORT)
     return job

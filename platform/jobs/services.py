@@ -61,35 +61,39 @@ def _eager() -> bool:
     return bool(app.conf.task_always_eager)
 
 
-def _send(job_id: int, task_name: str, queue: str, *, task: Any = None) -> bool:
+def task_named(name: str) -> Any:
+    """The Celery task registered under ``name`` (the workers' task modules are imported on first
+    use, so services name a task without importing ``workers``)."""
+    from paralab.celery import app
+
+    if name not in app.tasks:
+        for module in app.conf.imports:
+            importlib.import_module(module)
+    try:
+        return app.tasks[name]
+    except KeyError:
+        raise JobError(f"no task is registered as {name!r}") from None
+
+
+def _send(job_id: int, task_name: str, queue: str) -> bool:
     """Send the job's message; True when the broker took it. A broker that cannot be reached is
     logged and noted on the job, never raised: the job stays queued and the reaper sends it again.
 
     With no broker the task runs in this process: on a background thread when
     ``PARALAB_JOB_RUNNER`` is ``thread`` (the embedded web server, so no page waits for a job),
     else at once in the caller (commands, tests: the job is done when the call returns)."""
-    from paralab.celery import app
-
     eager = _eager()
     if eager and settings.PARALAB_JOB_RUNNER == "thread":
         from .background import run_in_background
 
-        if task is None:
-            for module in app.conf.imports:
-                importlib.import_module(module)
-            task = app.tasks[task_name]
-        run_in_background(task, job_id)
+        run_in_background(task_named(task_name), job_id)
         return True
     if not eager:
         # Marked before sending: a worker that picks the message up at once must not find the
         # job looking unsent (the reaper would send it a second time for nothing).
         Job.objects.filter(pk=job_id).update(sent_at=timezone.now())
     try:
-        if task is None:
-            for module in app.conf.imports:  # the workers' task modules, so the name resolves
-                importlib.import_module(module)
-            task = app.tasks[task_name]
-        result = task.apply_async(args=[job_id], queue=queue)
+        result = task_named(task_name).apply_async(args=[job_id], queue=queue)
     except Exception as exc:  # noqa: BLE001 - kombu raises several types for an unreachable broker
         if eager:
             raise  # in-process: this is the task's own failure
@@ -104,15 +108,18 @@ def _send(job_id: int, task_name: str, queue: str, *, task: Any = None) -> bool:
     return True
 
 
-def job_enqueue(*, job: Job, task: Any) -> None:
-    """Send ``task(job.pk)`` once the surrounding transaction commits.
+def job_enqueue(*, job: Job, task: str) -> None:
+    """Send the task named ``task`` (e.g. ``"paralab.generation.generate"``) for ``job`` once the
+    surrounding transaction commits. Services name the task; they never import ``workers``.
 
     In the embedded default (no broker) the task runs in-process at that moment. The task's name
     is stored with the job so the reaper can send it again.
     """
-    Job.objects.filter(pk=job.pk).update(task=task.name)
-    job.task = task.name
-    transaction.on_commit(lambda: _send(job.pk, task.name, job.queue, task=task))
+    if not isinstance(task, str):
+        raise TypeError("job_enqueue takes the task's registered name")
+    Job.objects.filter(pk=job.pk).update(task=task)
+    job.task = task
+    transaction.on_commit(lambda: _send(job.pk, task, job.queue))
 
 
 def job_resend(*, job: Job) -> bool:

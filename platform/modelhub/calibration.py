@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from ml.serialization import json_safe
@@ -273,7 +274,6 @@ def calibrate_start(
     user: AbstractBaseUser | None = None, enqueue: bool = True,
 ) -> Job:
     """Queue a recalibration of the active ``kind`` version (cpu queue: seconds of work)."""
-    from workers.calibration import calibrate_job
 
     from .selectors import modelversion_active
 
@@ -287,7 +287,7 @@ def calibrate_start(
                                                        "method": method},
                      created_by=user, queue="cpu")
     if enqueue:
-        job_enqueue(job=job, task=calibrate_job)
+        job_enqueue(job=job, task=tasks.CALIBRATE)
     return job
 
 

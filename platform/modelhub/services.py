@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from django.db import transaction
 from django.utils import timezone
 
+from jobs import tasks
+
 from .models import ModelVersion
 
 if TYPE_CHECKING:
@@ -192,9 +194,8 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
             queue="gpu",
         )
         if enqueue:
-            from workers.retraining import retrain_job
 
-            job_enqueue(job=job, task=retrain_job)
+            job_enqueue(job=job, task=tasks.RETRAIN)
     return job
 
 

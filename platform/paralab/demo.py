@@ -37,6 +37,8 @@ from corpus.dataset_services import dataset_update
 from corpus.models import Dataset, Problem
 from corpus.services import dataset_get_or_create, dataset_import
 from corpus.text import text_hash
+from jobs import tasks
+from jobs.services import task_named
 from paraphrases.models import Candidate
 
 DEMO_DATASET = "demo"
@@ -219,7 +221,6 @@ def step_test_pairs(ctx: DemoContext) -> str:
     synthesis job, so it shows on the jobs page), with their highlight spans computed now."""
     from jobs.models import Job
     from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX, paraqd_synthesize_start
-    from workers.paraqd import synthesize_job
 
     dataset = ctx.require_dataset()
     # Once per dataset: a problem that no positive operator rewrites gets no pair (balanced), so
@@ -232,7 +233,7 @@ def step_test_pairs(ctx: DemoContext) -> str:
         # and invalid pairs about equally (docs/results/demo-test-pairs.md).
         job = paraqd_synthesize_start(dataset=dataset, user=ctx.staff, enqueue=False,
                                       positive_fallback=DEMO_POSITIVE_FALLBACK, prefer_generators=True)
-        synthesize_job.apply(args=[job.pk])
+        task_named(tasks.PARAQD_SYNTHESIZE).apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:
             raise RuntimeError(f"synthesizing the demo test pairs failed (job {job.pk}): {job.error}")
@@ -255,14 +256,13 @@ def step_generated(ctx: DemoContext) -> str:
     problems keep none: running the demo again must not generate again)."""
     from jobs.models import Job
     from paraphrases.generation import GENERATED_PURPOSE, generation_start
-    from workers.generation import generate_job
 
     dataset = ctx.require_dataset()
     missing = not Candidate.objects.filter(problem__dataset=dataset, metadata__generation=True).exists()
     note = "the problems have generated candidates"
     if missing:
         job = generation_start(dataset=dataset, user=ctx.staff, enqueue=False)
-        generate_job.apply(args=[job.pk])
+        task_named(tasks.GENERATE).apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:
             raise RuntimeError(f"generating the demo variants failed (job {job.pk}): {job.error}")
@@ -287,8 +287,6 @@ def step_neural(ctx: DemoContext) -> str:
     from modelhub.selectors import modelversion_active
     from paraphrases.generation import generation_start
     from paraphrases.scanning import scanning_train_start
-    from workers.generation import generate_job
-    from workers.scanning import train_job
 
     if not settings.PARALAB_DEMO_NEURAL:
         return "skipped (PARALAB_DEMO_NEURAL=0)"
@@ -303,7 +301,7 @@ def step_neural(ctx: DemoContext) -> str:
         job = scanning_train_start(kind=kind, dataset_names=[dataset.name], preset="tiny", activate=True,
                                    max_seconds=settings.PARALAB_DEMO_NEURAL_SECONDS, user=ctx.staff, enqueue=False,
                                    max_problems=None if kind == "stead" else DEMO_NEURAL_PROBLEMS)
-        train_job.apply(args=[job.pk])
+        task_named(tasks.SCANNING_TRAIN).apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:
             notes.append(f"{kind} not trained: {job.error}")
@@ -313,7 +311,7 @@ def step_neural(ctx: DemoContext) -> str:
     if ready and not Candidate.objects.filter(problem__dataset=dataset, generator__in=ready).exists():
         job = generation_start(dataset=dataset, generators=ready, user=ctx.staff, enqueue=False,
                                max_problems=DEMO_NEURAL_PROBLEMS)
-        generate_job.apply(args=[job.pk])
+        task_named(tasks.GENERATE).apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:
             raise RuntimeError(f"generating with {', '.join(ready)} failed (job {job.pk}): {job.error}")

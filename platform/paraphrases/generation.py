@@ -33,6 +33,7 @@ from django.db import transaction
 from annotation.models import AnnotationItem
 from corpus.models import Dataset, Problem
 from corpus.text import pair_checks, text_hash
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 
@@ -320,7 +321,6 @@ def generation_start(
     """Check the request and queue a ``generate`` job (cpu queue: the generators are rule-based;
     a neural generator's job goes to the gpu queue) once the transaction commits. ``max_problems``:
     only the dataset's first N problems (by id)."""
-    from workers.generation import generate_job
 
     _, names, selector = _checked(generators, select, per_problem)
     if not Problem.objects.filter(dataset=dataset).exists():
@@ -335,7 +335,7 @@ def generation_start(
         dataset=dataset, created_by=user, queue="gpu" if neural else "cpu",
     )
     if enqueue:
-        job_enqueue(job=job, task=generate_job)
+        job_enqueue(job=job, task=tasks.GENERATE)
     return job
 
 
@@ -538,14 +538,13 @@ def paraphrase_start(*, text: str, k: int = 3, generators: Sequence[str] | str |
     result is :func:`paraphrase_variants`' answer: the page polls it instead of waiting on one
     request (a neural or LLM generator takes minutes on a CPU)."""
     from ml.generation import get_generator
-    from workers.generation import paraphrase_job
 
     text = paraphrase_text_checked(text)
     _, names, selector = _checked(generators, select, k)
     neural = any(get_generator(n).kind == "neural" for n in names)
     job = job_create(kind=Job.Kind.PARAPHRASE, params={"text": text, "k": k, "generators": names, "select": selector},
                      created_by=user, queue="gpu" if neural else "cpu")
-    job_enqueue(job=job, task=paraphrase_job)
+    job_enqueue(job=job, task=tasks.PARAPHRASE)
     return job
 
 

@@ -37,6 +37,7 @@ from django.utils import timezone
 
 from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from jobs.progress import scaled_progress
@@ -555,7 +556,6 @@ def scanning_train_start(
     enqueue: bool = True,
 ) -> Job:
     """Queue a STEAD or PAP training job (gpu queue) once the transaction commits."""
-    from workers.scanning import train_job
 
     if kind not in NEURAL_GENERATORS:
         raise ScanningError(f"unknown generator kind {kind!r}")
@@ -570,7 +570,7 @@ def scanning_train_start(
         dataset=datasets[0], created_by=user, queue="gpu",
     )
     if enqueue:
-        job_enqueue(job=job, task=train_job)
+        job_enqueue(job=job, task=tasks.SCANNING_TRAIN)
     return job
 
 
@@ -612,7 +612,6 @@ def scanning_start(
     enqueue: bool = True,
 ) -> Job:
     """Queue the whole SCANNING chain as one job (gpu queue)."""
-    from workers.scanning import scanning_job
 
     _check_preset(preset)
     datasets = datasets_named(dataset_names)
@@ -626,7 +625,7 @@ def scanning_start(
         dataset=evaluation, created_by=user, queue="gpu",
     )
     if enqueue:
-        job_enqueue(job=job, task=scanning_job)
+        job_enqueue(job=job, task=tasks.SCANNING_RUN)
     return job
 
 

@@ -51,7 +51,7 @@ class JobsPageLiveTests(BrowserTestCase):
         make_user("boss", staff=True)
         with override_settings(PARALAB_JOB_RUNNER="thread"):
             job = job_create(kind=Job.Kind.SCORE)
-            job_enqueue(job=job, task=wait_for_release)
+            job_enqueue(job=job, task=wait_for_release.name)
         self.assertTrue(STARTED.wait(20))
         page = self.browser.new_page()
         page.goto(f"{self.live_server_url}/login/?next=/jobs/")

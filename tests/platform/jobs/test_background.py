@@ -64,7 +64,7 @@ class BackgroundJobTests(TransactionTestCase):
 
     def start_blocking_job(self) -> Job:
         job = job_create(kind=Job.Kind.SCORE, created_by=self.staff)
-        job_enqueue(job=job, task=wait_for_release)  # outside a transaction: sent at once
+        job_enqueue(job=job, task=wait_for_release.name)  # outside a transaction: sent at once
         self.assertTrue(STARTED.wait(20), "the background thread never started the job")
         return job
 
@@ -103,7 +103,7 @@ class BackgroundJobTests(TransactionTestCase):
     def test_cancel_stops_a_running_job_and_a_queued_one(self):
         running = self.start_blocking_job()
         queued = job_create(kind=Job.Kind.SCORE, created_by=self.staff)
-        job_enqueue(job=queued, task=wait_for_release)  # waits behind the running one
+        job_enqueue(job=queued, task=wait_for_release.name)  # waits behind the running one
         answer = self.api.post(reverse("api-job-cancel", args=[queued.pk]))
         self.assertEqual((answer.status_code, answer.data["status"]), (200, "cancelled"))
         answer = self.api.post(reverse("api-job-cancel", args=[running.pk]))
@@ -145,7 +145,7 @@ class CommandProgressTests(TransactionTestCase):
         job = job_create(kind=Job.Kind.SCORE)
         threading.Timer(1.5, RELEASE.set).start()
         out = io.StringIO()
-        run_job_here(job, wait_for_release, stream=out, every_s=0.2)
+        run_job_here(job, wait_for_release.name, stream=out, every_s=0.2)
         lines = out.getvalue().splitlines()
         self.assertTrue(lines, "no progress line was printed")
         self.assertTrue(all(line.startswith(f"job {job.pk}: ") for line in lines), lines)

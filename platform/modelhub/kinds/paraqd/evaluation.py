@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from annotation.models import GoldLabel
 from corpus.models import Dataset
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from ml.serialization import json_safe
@@ -113,7 +114,6 @@ def paraqd_evaluate_start(
     enqueue: bool = True,
 ) -> Job:
     """Queue an evaluation job (cpu queue); checks the model and the gold labels first."""
-    from workers.paraqd import evaluate_job
 
     paraqd_resolve_model(model=model)
     if not GoldLabel.objects.filter(candidate__problem__dataset=dataset).exists():
@@ -123,5 +123,5 @@ def paraqd_evaluate_start(
         dataset=dataset, created_by=user, queue="cpu",
     )
     if enqueue:
-        job_enqueue(job=job, task=evaluate_job)
+        job_enqueue(job=job, task=tasks.PARAQD_EVALUATE)
     return job

@@ -5,6 +5,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from corpus.models import Dataset
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from modelhub.models import ModelVersion
@@ -67,7 +68,6 @@ def paraqd_score_start(
     enqueue: bool = True,
 ) -> Job:
     """Queue a scoring job (gpu queue) for some candidates, or for every candidate of ``dataset``."""
-    from workers.paraqd import score_job
 
     if (candidate_ids is None) == (dataset is None):
         raise ValueError("pass either candidate_ids or dataset")
@@ -78,5 +78,5 @@ def paraqd_score_start(
         params["candidate_ids"] = sorted(set(int(pk) for pk in candidate_ids or ()))
     job = job_create(kind=Job.Kind.SCORE, params=params, dataset=dataset, created_by=user, queue="gpu")
     if enqueue:
-        job_enqueue(job=job, task=score_job)
+        job_enqueue(job=job, task=tasks.PARAQD_SCORE)
     return job

@@ -15,6 +15,7 @@ from django.db import transaction
 from annotation.models import AnnotationItem
 from corpus.models import Dataset, Problem
 from corpus.text import text_hash
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from modelhub.models import ModelVersion
@@ -197,7 +198,6 @@ def paraqd_synthesize_start(
     prefer_generators: bool = False,
 ) -> Job:
     """Queue a synthesis job (cpu queue) once the transaction commits."""
-    from workers.paraqd import synthesize_job
 
     if per_problem < 1:
         raise ParaQDError("--per-problem must be at least 1")
@@ -208,5 +208,5 @@ def paraqd_synthesize_start(
         created_by=user, queue="cpu",
     )
     if enqueue:
-        job_enqueue(job=job, task=synthesize_job)
+        job_enqueue(job=job, task=tasks.PARAQD_SYNTHESIZE)
     return job

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
 from ml.serialization import json_safe
@@ -259,7 +260,6 @@ def paraqd_train_start(
 
     ``enqueue=False`` only creates the job, for a caller that runs the task itself (the commands).
     """
-    from workers.paraqd import train_job
 
     datasets = datasets_by_name(dataset_names)
     if eval_dataset_name:
@@ -282,7 +282,7 @@ def paraqd_train_start(
         queue="gpu",
     )
     if enqueue:
-        job_enqueue(job=job, task=train_job)
+        job_enqueue(job=job, task=tasks.PARAQD_TRAIN)
     return job
 
 

@@ -5,12 +5,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
 from jobs.models import Job
 from modelhub.calibration import METHODS, CalibrationError, calibrate_start
 from modelhub.kinds.paraqd import ParaQDError
 from modelhub.models import ModelVersion
 from paraphrases.management.commands._jobs import run_job_here
-from workers.calibration import calibrate_job
 
 
 class Command(BaseCommand):
@@ -38,7 +38,7 @@ class Command(BaseCommand):
             job = calibrate_start(kind=model, dataset_names=names or None, method=method, enqueue=False)
         except (CalibrationError, ParaQDError) as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, calibrate_job)
+        job = run_job_here(job, tasks.CALIBRATE)
         if job.status != Job.Status.SUCCEEDED:
             raise CommandError(job.error or "calibration failed")
         result = job.result

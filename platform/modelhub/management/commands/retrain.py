@@ -5,10 +5,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
 from modelhub.models import ModelVersion
 from modelhub.services import RetrainBusy, RetrainError, RetrainNotDue, RetrainUnavailable, model_retrain_start
 from paraphrases.management.commands._jobs import run_job_here
-from workers.retraining import retrain_job
 
 
 class Command(BaseCommand):
@@ -41,7 +41,7 @@ class Command(BaseCommand):
             return
         except RetrainError as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, retrain_job)
+        job = run_job_here(job, tasks.RETRAIN)
         self._print({"started": True, "job": job.pk, **job.result})
 
     def _print(self, payload: dict) -> None:

@@ -14,10 +14,11 @@ from django.core.management.base import CommandError
 from django.db import connections
 
 from jobs.models import Job
+from jobs.services import task_named
 
 
-def run_job_here(job: Job, task: Any, *, stream: TextIO | None = None, every_s: float = 10.0) -> Job:
-    """Run ``task(job.pk)`` in-process; CommandError with the job's error when it failed.
+def run_job_here(job: Job, task: str, *, stream: TextIO | None = None, every_s: float = 10.0) -> Job:
+    """Run the task named ``task`` on ``job.pk`` in-process; CommandError with the job's error when it failed.
 
     Meanwhile a thread prints the job's progress, the time left at the pace so far and its latest
     log line to ``stream`` (stderr by default) every ``every_s`` seconds when they changed, so a
@@ -26,7 +27,7 @@ def run_job_here(job: Job, task: Any, *, stream: TextIO | None = None, every_s: 
     watcher = threading.Thread(target=_watch, args=(job.pk, stream or sys.stderr, every_s, stop), daemon=True)
     watcher.start()
     try:
-        task.apply(args=[job.pk])
+        task_named(task).apply(args=[job.pk])
     finally:
         stop.set()
         watcher.join(timeout=5)

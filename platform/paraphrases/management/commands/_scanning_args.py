@@ -6,6 +6,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
+
 
 def positive_int(value: str) -> int:
     if not value.isdigit() or int(value) < 1:
@@ -46,7 +48,6 @@ class TrainGeneratorCommand(BaseCommand):
 
     def handle(self, *args, dataset, preset, base, max_problems, activate, max_seconds, **options) -> None:
         from paraphrases.scanning import ScanningError, scanning_train_start
-        from workers.scanning import train_job
 
         from ._jobs import run_job_here
 
@@ -56,5 +57,5 @@ class TrainGeneratorCommand(BaseCommand):
                                        enqueue=False)
         except ScanningError as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, train_job)
+        job = run_job_here(job, tasks.SCANNING_TRAIN)
         self.stdout.write(json.dumps({**job.result, "job": job.pk}))

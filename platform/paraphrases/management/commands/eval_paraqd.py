@@ -5,8 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
 from modelhub.kinds.paraqd import DEFAULT_THRESHOLD, ParaQDError, datasets_by_name, paraqd_evaluate_start
-from workers.paraqd import evaluate_job
 
 from ._jobs import run_job_here
 
@@ -44,7 +44,7 @@ class Command(BaseCommand):
             )
         except ParaQDError as exc:
             raise CommandError(str(exc)) from exc
-        result = run_job_here(job, evaluate_job).result
+        result = run_job_here(job, tasks.PARAQD_EVALUATE).result
         if as_json:
             self.stdout.write(json.dumps(result))
             return

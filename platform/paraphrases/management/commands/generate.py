@@ -5,9 +5,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
 from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, GenerationError, generation_start
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
-from workers.generation import generate_job
 
 from ._jobs import run_job_here
 from .train_paraqd import _positive_int
@@ -42,5 +42,5 @@ class Command(BaseCommand):
                                    per_problem=per_problem, queue=not no_queue, seed=seed, enqueue=False)
         except (GenerationError, ParaQDError) as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, generate_job)
+        job = run_job_here(job, tasks.GENERATE)
         self.stdout.write(json.dumps({**job.result, "job": job.pk}))

@@ -7,6 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ._scanning_args import add_training_arguments
 
+from jobs import tasks
+
 
 class Command(BaseCommand):
     help = (
@@ -24,7 +26,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, dataset, eval_dataset, preset, base, max_problems, **options) -> None:
         from paraphrases.scanning import ScanningError, scanning_start
-        from workers.scanning import scanning_job
 
         from ._jobs import run_job_here
 
@@ -33,7 +34,7 @@ class Command(BaseCommand):
                                  max_problems=max_problems, enqueue=False)
         except ScanningError as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, scanning_job)
+        job = run_job_here(job, tasks.SCANNING_RUN)
         result = {**job.result, "job": job.pk}
         if options["json"]:
             self.stdout.write(json.dumps(result))

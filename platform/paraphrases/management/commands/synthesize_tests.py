@@ -5,8 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name, paraqd_synthesize_start
-from workers.paraqd import synthesize_job
 
 from ._jobs import run_job_here
 from .train_paraqd import _positive_int
@@ -33,5 +33,5 @@ class Command(BaseCommand):
             job = paraqd_synthesize_start(dataset=target, per_problem=per_problem, seed=seed, enqueue=False)
         except ParaQDError as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, synthesize_job)
+        job = run_job_here(job, tasks.PARAQD_SYNTHESIZE)
         self.stdout.write(json.dumps({**job.result, "job": job.pk}))

@@ -6,8 +6,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from jobs import tasks
 from modelhub.kinds.paraqd import PRESETS, ParaQDError, paraqd_train_start
-from workers.paraqd import train_job
 
 from ._jobs import run_job_here
 
@@ -88,5 +88,5 @@ class Command(BaseCommand):
             )
         except ParaQDError as exc:
             raise CommandError(str(exc)) from exc
-        job = run_job_here(job, train_job)
+        job = run_job_here(job, tasks.PARAQD_TRAIN)
         self.stdout.write(json.dumps({**job.result, "job": job.pk}))

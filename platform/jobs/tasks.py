@@ -1,0 +1,20 @@
+"""The registered names of the platform's Celery tasks (``workers/`` registers them under these
+names; services enqueue by name through ``jobs.services.job_enqueue`` and never import ``workers``)."""
+from __future__ import annotations
+
+CALIBRATE = "paralab.calibrate"
+CALIBRATE_CHECK = "paralab.calibrate.check"
+IMPORT = "paralab.corpus.import"
+EXPORT = "paralab.corpus.export"
+GENERATE = "paralab.generation.generate"
+PARAPHRASE = "paralab.generation.paraphrase"
+REAP_STALE = "paralab.jobs.reap_stale"
+DASHBOARD_REFRESH = "paralab.dashboard.refresh"
+PARAQD_TRAIN = "paralab.gpu.paraqd.train"
+PARAQD_SCORE = "paralab.gpu.paraqd.score"
+PARAQD_EVALUATE = "paralab.paraqd.evaluate"
+PARAQD_SYNTHESIZE = "paralab.paraqd.synthesize"
+RETRAIN = "paralab.gpu.retrain"
+RETRAIN_CHECK = "paralab.retrain.check"
+SCANNING_TRAIN = "paralab.gpu.scanning.train"
+SCANNING_RUN = "paralab.gpu.scanning.run"
