@@ -16,6 +16,7 @@ from django.test import TestCase, override_settings
 from django.test.utils import CaptureQueriesContext
 
 from corpus import exporters
+from corpus.exporters import postgres
 from corpus.exporters import csv_cell, csv_escape, dataset_export_rows, dataset_export_start, export_stream
 from jobs.models import Job
 
@@ -385,9 +386,9 @@ class PostgresParaphraseLinesTests(TestCase):
             if i == 0:
                 make_gold(candidate, valid=False, source="agreement")
         make_candidate(make_problems(make_dataset("not-this-one"), 1)[0], "Elsewhere.")
-        python = [json.loads(json.dumps(row, ensure_ascii=False, default=exporters._json_default))
+        python = [json.loads(json.dumps(row, ensure_ascii=False, default=exporters.json_default))
                   for row in dataset_export_rows(dataset=dataset, what="paraphrases")]
-        sql = [json.loads(line) for line in exporters._paraphrase_lines_sql(dataset, chunk_size=2)]
+        sql = [json.loads(line) for line in postgres.paraphrase_lines_sql(dataset, chunk_size=2)]
         self.assertEqual(len(python), 3)
         self.assertEqual(sql, python)
         self.assertEqual([list(row) for row in sql], [list(row) for row in python])
@@ -420,9 +421,9 @@ class PostgresLabelLinesTests(TestCase):
         make_gold(items[0].candidate, valid=True, source="adjudication", decided_by=boss, note="checked")
         make_gold(make_candidate(problems[2], "Not queued."), valid=False, source="import")
         self.assertTrue(get_user_model().objects.filter(username="boss").exists())
-        python = [json.loads(json.dumps(row, ensure_ascii=False, default=exporters._json_default))
+        python = [json.loads(json.dumps(row, ensure_ascii=False, default=exporters.json_default))
                   for row in dataset_export_rows(dataset=dataset, what="labels")]
-        sql = [json.loads(line) for line in exporters._label_lines_sql(dataset, chunk_size=1)]
+        sql = [json.loads(line) for line in postgres.label_lines_sql(dataset, chunk_size=1)]
         self.assertEqual(len(python), 4)
         self.assertEqual(sql, python)
         self.assertEqual([list(row) for row in sql], [list(row) for row in python])
@@ -454,9 +455,9 @@ class PostgresCsvTests(TestCase):
             self.skipTest("the SQL path is PostgreSQL's; SQLite exports through the Python path")
 
     def _python(self, dataset, what) -> str:
-        columns, versions = exporters._csv_header(dataset=dataset, what=what)
+        columns, versions = exporters.csv_header(dataset=dataset, what=what)
         rows = dataset_export_rows(dataset=dataset, what=what, chunk_size=2)
-        return "".join(piece for piece, _ in exporters._csv_pieces(rows, columns, versions))
+        return "".join(piece for piece, _ in exporters.csv_pieces(rows, columns, versions))
 
     def _sql(self, dataset, what) -> str:
         return "".join(export_stream(dataset=dataset, what=what, fmt="csv", chunk_size=2))
@@ -464,9 +465,9 @@ class PostgresCsvTests(TestCase):
     def test_float_cells_are_written_as_repr(self):
         with connection.cursor() as cursor:
             for value in NASTY_FLOATS:
-                cursor.execute(f"SELECT {exporters._csv_cell_sql('float', 'v')} FROM (SELECT %s::float8 AS v) t", [value])
+                cursor.execute(f"SELECT {postgres.csv_cell_sql('float', 'v')} FROM (SELECT %s::float8 AS v) t", [value])
                 self.assertEqual(cursor.fetchone()[0], repr(value), value)
-            cursor.execute(f"SELECT {exporters._csv_cell_sql('float', 'NULL::float8')}")
+            cursor.execute(f"SELECT {postgres.csv_cell_sql('float', 'NULL::float8')}")
             self.assertEqual(cursor.fetchone()[0], "")
 
     def test_text_cells_are_escaped_and_quoted_as_csv_writer(self):
@@ -474,7 +475,7 @@ class PostgresCsvTests(TestCase):
             for text in NASTY_TEXTS:
                 out = io.StringIO()
                 csv.writer(out, lineterminator="\r\n").writerow([csv_cell(text), "end"])
-                cursor.execute(f"SELECT {exporters._csv_cell_sql('text', 'v')} || ',end' || chr(13) || chr(10) "
+                cursor.execute(f"SELECT {postgres.csv_cell_sql('text', 'v')} || ',end' || chr(13) || chr(10) "
                                "FROM (SELECT %s::text AS v) t", [text])
                 self.assertEqual(cursor.fetchone()[0], out.getvalue(), repr(text))
 
