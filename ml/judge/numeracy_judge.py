@@ -7,7 +7,6 @@ Saved as JSON (weights, standardisation, calibration): no pickle.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +15,10 @@ from typing import Any
 import numpy as np
 
 from .calibration import Calibration, fit_calibration
-from .english import ENGLISH_FEATURE_NAMES, english_reasons
+from .english import ENGLISH_FEATURE_NAMES
+from .explanations import CHECK_OF_FEATURE, FLUENCY_DROP_FLAG, explain, main_objection  # noqa: F401
 from .features import ALL_FEATURE_NAMES, BASE_FEATURE_NAMES, FEATURE_NAMES, FEATURE_SIGNS, PairFeatures
+from .logistic import fit_stack, monotone_logistic, out_of_fold_stack, standardisation
 
 FILE_NAME = "judge.json"
 FORMAT = 4  # 4: the English checks; 3: the LLM check's stack; 2: the fluency feature and its LM; older files still load
@@ -81,12 +82,12 @@ class NumeracyJudge:
         x, y = self._matrix(features), np.asarray([int(bool(v)) for v in labels])
         if len(set(y.tolist())) < 2:
             raise ValueError("the judge needs valid and invalid pairs to learn from")
-        mean, scale = _standardisation(x)
+        mean, scale = standardisation(x)
         z = (x - mean) / scale
         weight = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         if self.monotone:
             signs = [FEATURE_SIGNS[name] for name in self.feature_names]
-            coef, self.bias = _monotone_logistic(z, y, signs, c=self.regularisation, sample_weight=weight)
+            coef, self.bias = monotone_logistic(z, y, signs, c=self.regularisation, sample_weight=weight)
             self.weights = [float(w) for w in coef]
         else:
             model = LogisticRegression(C=self.regularisation, max_iter=2000, random_state=self.seed)
@@ -117,10 +118,10 @@ class NumeracyJudge:
         if len(set(y.tolist())) < 2:
             raise ValueError("weighing the LLM check needs valid and invalid pairs")
         x = self._stack_inputs(features)
-        mean, scale, coef, bias = _fit_stack(x, y, c=self.regularisation)
+        mean, scale, coef, bias = fit_stack(x, y, c=self.regularisation)
         stack: dict[str, Any] = {"weights": [float(w) for w in coef], "bias": bias, "mean": [float(v) for v in mean],
                                  "scale": [float(v) for v in scale], "pairs": int(len(y)), "valid": int(y.sum())}
-        held_out = _out_of_fold_stack(x, y, groups, folds=folds, c=self.regularisation)
+        held_out = out_of_fold_stack(x, y, groups, folds=folds, c=self.regularisation)
         if held_out is not None:
             stack["cv_auc"] = float(roc_auc(held_out.tolist(), y.tolist()))
             stack["classifier_auc"] = float(roc_auc(x[:, 0].tolist(), y.tolist()))
@@ -168,7 +169,7 @@ class NumeracyJudge:
             raise ValueError("refitting needs valid and invalid gold pairs")
         z = (self._matrix(features) - np.asarray(self.mean)) / np.asarray(self.scale)
         signs = [FEATURE_SIGNS[name] if self.monotone else 0 for name in self.feature_names]
-        coef, bias = _monotone_logistic(z, y, signs, c=strength, sample_weight=None, prior=np.asarray(self.weights),
+        coef, bias = monotone_logistic(z, y, signs, c=strength, sample_weight=None, prior=np.asarray(self.weights),
                                         start=np.asarray([*self.weights, self.bias]))
         trained = {**self.trained_on, "gold_updates": int(self.trained_on.get("gold_updates", 0)) + 1,
                    "gold_pairs": int(len(y))}
@@ -277,154 +278,3 @@ class NumeracyJudge:
     @classmethod
     def load(cls, directory: str | Path) -> NumeracyJudge:
         return cls.from_dict(json.loads((Path(directory) / FILE_NAME).read_text()))
-
-
-def _standardisation(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Column means and standard deviations (1 where a column is constant)."""
-    mean, scale = x.mean(axis=0), x.std(axis=0)
-    scale[scale < 1e-9] = 1.0
-    return mean, scale
-
-
-def _fit_stack(x: np.ndarray, y: np.ndarray, *, c: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-    mean, scale = _standardisation(x)
-    coef, bias = _monotone_logistic((x - mean) / scale, y, [1] * x.shape[1], c=c, sample_weight=None)
-    return mean, scale, coef, bias
-
-
-def _out_of_fold_stack(x: np.ndarray, y: np.ndarray, groups: Sequence[Any] | None, *, folds: int,
-                       c: float) -> np.ndarray | None:
-    """The stack's margin on each pair from a fit without that pair's fold (None when the pairs
-    are too few or a fold's training part holds one class)."""
-    from sklearn.model_selection import GroupKFold, StratifiedKFold
-
-    if groups is not None:
-        n_groups = len(set(groups))
-        if n_groups < 2:
-            return None
-        splits = GroupKFold(n_splits=min(folds, n_groups)).split(x, y, groups=list(groups))
-    else:
-        if min(int(y.sum()), int(len(y) - y.sum())) < 2:
-            return None
-        splits = StratifiedKFold(n_splits=min(folds, int(y.sum()), int(len(y) - y.sum())), shuffle=True,
-                                 random_state=3407).split(x, y)
-    out = np.zeros(len(y))
-    for train, test in splits:
-        if len(set(y[train].tolist())) < 2:
-            return None
-        mean, scale, coef, bias = _fit_stack(x[train], y[train], c=c)
-        out[test] = ((x[test] - mean) / scale) @ coef + bias
-    return out
-
-
-def _monotone_logistic(z: np.ndarray, y: np.ndarray, signs: Sequence[int], *, c: float,
-                       sample_weight: np.ndarray | None, prior: np.ndarray | None = None,
-                       start: np.ndarray | None = None) -> tuple[np.ndarray, float]:
-    """L2 logistic regression (scikit-learn's objective: Σ wᵢ·loss + ‖β − β₀‖² / 2C, intercept
-    free; β₀ = ``prior``, zero by default) with each coefficient bounded to its sign (0: unbounded),
-    by L-BFGS-B (scikit-learn has no bounds)."""
-    from scipy.optimize import minimize
-
-    w = np.ones(len(y)) if sample_weight is None else sample_weight
-    n_features = z.shape[1]
-    centre = np.zeros(n_features) if prior is None else np.asarray(prior, dtype=np.float64)
-
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        beta, b = theta[:-1], theta[-1]
-        margin = z @ beta + b
-        loss = np.logaddexp(0.0, margin) - y * margin
-        residual = w * (1.0 / (1.0 + np.exp(-np.clip(margin, -500, 500))) - y)
-        shift = beta - centre
-        value = float(w @ loss + shift @ shift / (2 * c))
-        return value, np.concatenate([z.T @ residual + shift / c, [residual.sum()]])
-
-    bounds = [(0.0, None) if sign > 0 else (None, 0.0) if sign < 0 else (None, None) for sign in signs]
-    bounds.append((None, None))
-    x0 = np.zeros(n_features + 1) if start is None else np.asarray(start, dtype=np.float64)
-    result = minimize(objective, x0, jac=True, method="L-BFGS-B", bounds=bounds,
-                      options={"maxiter": 5000, "ftol": 1e-12, "gtol": 1e-8})
-    return result.x[:-1], float(result.x[-1])
-
-
-# The check (as explanations name them) each feature belongs to.
-CHECK_OF_FEATURE = {
-    "cosine": "similarity", "align_p": "similarity", "align_r": "similarity", "align_f": "similarity",
-    "numeracy": "numbers", "numbers_missing": "numbers", "numbers_added": "numbers", "units_kept": "units",
-    "entities_kept": "names", "length_ratio": "length", "foreign": "foreign words", "fluency": "fluency",
-    "changed_fluency": "fluency", "substitute_fit": "word choice", "domain_terms_lost": "quantity words",
-    "broken_joins": "sentences", "longest_sentence": "sentences", "passive_stack": "passive voice",
-    "pronoun_agent": "passive voice", "names_added": "new names", "question_lost": "question", "llm": "LLM",
-}
-
-
-def main_objection(contributions: dict[str, float]) -> str | None:
-    """The check whose features count most against a pair (None when nothing counts against it).
-
-    >>> main_objection({"fluency": -1.2, "cosine": 0.3, "substitute_fit": -0.4})
-    'fluency'
-    """
-    worst = min(contributions, key=contributions.get, default=None)
-    if worst is None or contributions[worst] >= 0:
-        return None
-    return CHECK_OF_FEATURE.get(worst, worst)
-
-
-# An explanation flags a candidate whose tokens are on average less than half as probable as the problem's.
-FLUENCY_DROP_FLAG = math.log(0.5)
-
-
-def explain(features: PairFeatures, *, probability: float | None = None, threshold: float = 0.5,
-            contributions: dict[str, float] | None = None) -> list[dict[str, Any]]:
-    """Human-readable checks of one pair (see :meth:`NumeracyJudge.explain`)."""
-    v = features.values
-    checks: list[dict[str, Any]] = []
-    if features.missing_numbers or features.added_numbers:
-        parts = []
-        if features.missing_numbers:
-            parts.append("number " + ", ".join(features.missing_numbers) + " missing")
-        if features.added_numbers:
-            parts.append("number " + ", ".join(features.added_numbers) + " added")
-        checks.append({"check": "numbers", "passed": False, "detail": "; ".join(parts)})
-    else:
-        checks.append({"check": "numbers", "passed": True, "detail": "every number kept"})
-    if features.missing_units:
-        checks.append({"check": "units", "passed": False,
-                       "detail": "unit " + ", ".join(repr(u) for u in features.missing_units) + " dropped or changed"})
-    else:
-        checks.append({"check": "units", "passed": True, "detail": "units kept"})
-    if features.missing_entities:
-        checks.append({"check": "names", "passed": False,
-                       "detail": "name " + ", ".join(repr(n) for n in features.missing_entities) + " replaced or dropped"})
-    else:
-        checks.append({"check": "names", "passed": True, "detail": "names kept"})
-    if features.foreign_words:
-        note = "" if features.wordnet else " (WordNet not installed: synonyms not recognised)"
-        checks.append({"check": "foreign words", "passed": v["foreign"] <= 0.34,
-                       "detail": "words not in the problem: " + ", ".join(features.foreign_words[:8]) + note})
-    else:
-        checks.append({"check": "foreign words", "passed": True, "detail": "no words foreign to the problem"})
-    if features.llm is not None:
-        checks.append({"check": "LLM", "passed": features.llm > 0,
-                       "detail": f"{features.llm_model} answers {'Yes' if features.llm > 0 else 'No'} to "
-                                 f"\"same problem?\" (log-odds {features.llm:+.2f})"})
-    if features.fluency_lm is not None:
-        per_token = math.exp(v["fluency"])
-        checks.append({"check": "fluency", "passed": v["fluency"] > FLUENCY_DROP_FLAG,
-                       "detail": "reads as fluently as the problem" if v["fluency"] == 0.0 else
-                       f"each token {per_token:.2f}× as probable as in the problem ({features.fluency_lm})"})
-    if ENGLISH_FEATURE_NAMES[0] in v:
-        checks += english_reasons(v)
-    ratio = math.exp(v["length_ratio"])
-    checks.append({"check": "length", "passed": ratio <= 1.6,
-                   "detail": f"length differs by a factor {ratio:.2f}"})
-    checks.append({"check": "similarity", "passed": v["cosine"] > 0.5,
-                   "detail": f"encoder cosine {v['cosine']:.3f}, token alignment F1 {v['align_f']:.3f}"})
-    if probability is not None:
-        checks.append({"check": "decision", "passed": probability > threshold,
-                       "detail": f"probability {probability:.3f} vs threshold {threshold:.3f}"})
-    if contributions:
-        worst = min(contributions, key=contributions.get)
-        checks.append({"check": "strongest evidence against", "passed": contributions[worst] >= 0,
-                       "detail": f"{worst} ({contributions[worst]:+.2f})"})
-    checks.sort(key=lambda c: c["passed"])
-    return checks

@@ -5,7 +5,8 @@ import importlib
 import pytest
 
 MODULES = [
-    "ml.text.number_words", "ml.text.number_mentions", "ml.text.units", "ml.text.nlp", "ml.text.phrases",
+    "ml.text.number_words", "ml.text.number_spelling", "ml.text.number_parsing", "ml.text.number_mentions",
+    "ml.text.units", "ml.text.unit_lexicon", "ml.text.nlp", "ml.text.phrases",
     "ml.operators.base", "ml.operators.identity", "ml.operators.numbers_to_words", "ml.operators.unit_expansion",
     "ml.operators.passive", "ml.operators.permutation", "ml.operators.reordering", "ml.operators.phrase_deletion",
     "ml.operators.sentence_deletion", "ml.operators.entity_replacement", "ml.operators.number_perturbation",

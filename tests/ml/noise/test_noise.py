@@ -36,7 +36,7 @@ from ml.noise import (
     prompt_words,
     sample_combination,
 )
-from ml.noise import functions as noise_functions
+from ml.noise import templatization
 
 TEXT = ("Steve rode his car for 5 miles on the way home. He paid $4.50 for 2 gallons of gas "
         "and bought 3 sandwiches at the station.")
@@ -154,7 +154,7 @@ def test_training_combinations_respect_the_constraints(resources):
 
 
 def test_templates_are_consistent_across_mentions(resources, monkeypatch):
-    monkeypatch.setattr(noise_functions, "TEMPLATE_RATE", 1.0)  # template every entity
+    monkeypatch.setattr(templatization, "TEMPLATE_RATE", 1.0)  # template every entity
     text = "The farmer has 12 cows. He sells 3 cows to his neighbour. How many cows does the farmer keep?"
     out = apply_function("q4", text, random.Random(0), resources)
     assert out == ("DET1 NOUN1 has 12 NOUN2. PRON1 sells 3 NOUN2 ADP1 PRON1 NOUN3. "
