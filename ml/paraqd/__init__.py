@@ -4,7 +4,7 @@ sentence encoder; score = cosine of question and paraphrase embeddings).
 - :mod:`.config`  ``ParaQDTrainConfig`` (paper, authors' script and tiny presets)
 - :mod:`.data`    ``Triplet``, ``TripletBatcher`` (anchor-grouped, length-bucketed batches)
 - :mod:`.losses`  triplet loss (cosine / Euclidean distance) and MNRL on gathered embeddings
-- :mod:`.model`   encoder resolution and loading, ``score_pairs``, ``get_scorer``, save/load
+- :mod:`.model`   ``score_pairs``, ``get_scorer``, save/load; re-exports :mod:`ml.encoders` (resolution, loading)
 - :mod:`.train`   ``train_paraqd`` -> ``TrainResult``
 
 config and data are pure Python; the torch-backed names load on first access, so importing

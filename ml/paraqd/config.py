@@ -22,7 +22,7 @@ from typing import Any
 
 __all__ = ["DEFAULT_ENCODER", "DEFAULT_MARGINS", "PAIRINGS", "ParaQDTrainConfig"]
 
-# The platform setting's default value; resolved by ml.paraqd.model.resolve_encoder_path.
+# The platform setting's default value; resolved by ml.encoders.resolve_encoder_path.
 DEFAULT_ENCODER = "packaged:all-MiniLM-L6-v2"
 # Margin used when none is given: 0.5 for dist = 1 - cos (range [0, 2]); 5 for Euclidean, the
 # sentence-transformers TripletLoss default that the authors' script ran with.

