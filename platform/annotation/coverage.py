@@ -7,6 +7,8 @@ from __future__ import annotations
 from django.db.models import F
 
 from corpus.models import Dataset
+from modelhub.disagreements import model_score_subquery
+from modelhub.judging import decision
 
 from .models import AnnotationItem, Assignment, GoldLabel
 
@@ -32,9 +34,6 @@ def judged_gold(*, dataset: Dataset) -> dict[str, int]:
     """``{"gold", "scored"}``: the gold labels of ``dataset``'s candidates, and how many of them the
     deciding judge (``modelhub.judging.decision``) has a score for, on its decision column: the
     ones "Gold vs the judge" compares. ``scored`` is 0 without a deciding judge."""
-    from modelhub.disagreements import model_score_subquery
-    from modelhub.judging import decision
-
     golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
     judge = decision()
     total = golds.count()

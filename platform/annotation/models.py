@@ -4,6 +4,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+# The 0–5 ratings a label may carry besides valid/invalid (paper 000, section 5.3).
+RATINGS = ("solvability", "diversity", "fluency")
 
 
 def _rating_field(help_text: str) -> models.PositiveSmallIntegerField:

@@ -13,6 +13,8 @@ from django.db.models import QuerySet
 
 from corpus.models import Dataset
 
+from .selectors.progress import annotation_progress
+
 
 @dataclass(frozen=True)
 class QueueEntry:
@@ -43,8 +45,6 @@ def member_dataset_get(*, user, dataset_id: int) -> Dataset | None:
 
 def queue_entries(*, user) -> list[QueueEntry]:
     """Each dataset ``user`` labels with their progress (done / assigned)."""
-    from .selectors import annotation_progress
-
     entries = []
     for dataset in member_datasets(user=user):
         progress = annotation_progress(user=user, dataset=dataset)

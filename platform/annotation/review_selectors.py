@@ -11,10 +11,12 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 
 from corpus.models import Dataset
+from modelhub.disagreements import DISAGREEMENT_KINDS, disagreeing_gold, disagreement_rows, disagreements
 
-from . import selectors
 from .filters import LabelFilters
 from .models import AnnotationItem, GoldLabel, Label
+from .selectors.own_items import label_list
+from .selectors.queue import current_decision
 
 
 def dataset_labellers(*, dataset: Dataset) -> dict[int, str]:
@@ -35,7 +37,7 @@ def label_generators(*, dataset: Dataset, user=None) -> list[str]:
 def own_labels(*, user, dataset: Dataset, filters: LabelFilters) -> QuerySet[Label]:
     """``user``'s own labels on ``dataset`` (``selectors.label_list``: newest change first, with
     their history) that say ``filters.valid`` and whose candidate came from ``filters.generator``."""
-    labels = selectors.label_list(user=user, dataset=dataset)
+    labels = label_list(user=user, dataset=dataset)
     if filters.valid is not None:
         labels = labels.filter(valid=filters.valid)
     if filters.generator is not None:
@@ -93,26 +95,26 @@ def adjudication_summary(items: QuerySet[AnnotationItem]) -> dict[str, int]:
 def adjudication_rows(*, candidate_ids: list[int]) -> list[dict[str, Any]]:
     """The adjudication screen's rows for ``candidate_ids`` (one page): the pair, each annotator's
     label with their ratings and comment, the gold label, and ``split`` (the labels disagree)."""
-    judge = selectors.current_decision()
-    rows = selectors.disagreement_rows(candidate_ids, version_id=judge.version_id, threshold=judge.threshold,
-                                       column=judge.column, detail=True)
+    judge = current_decision()
+    rows = disagreement_rows(candidate_ids, version_id=judge.version_id, threshold=judge.threshold,
+                             column=judge.column, detail=True)
     for row in rows:
         row["split"] = len({label["valid"] for label in row["labels"]}) > 1
     return rows
 
 
 def disagreement_list(*, dataset: Dataset, kind: str, filters: LabelFilters) -> list[dict[str, Any]]:
-    """``selectors.disagreements`` narrowed by ``filters`` (generator; a label by the annotator and/or
-    saying valid or invalid). ``human_human`` lists split items as the adjudication screen does;
-    ``human_model`` the gold labels the deciding judge puts on the other side."""
+    """``modelhub.disagreements.disagreements`` narrowed by ``filters`` (generator; a label by the
+    annotator and/or saying valid or invalid). ``human_human`` lists split items as the adjudication
+    screen does; ``human_model`` the gold labels the deciding judge puts on the other side."""
     if not filters.narrows():
-        return selectors.disagreements(dataset=dataset, kind=kind)
-    judge = selectors.current_decision()
+        return disagreements(dataset=dataset, kind=kind)
+    judge = current_decision()
     if kind == "human_human":
         ids = list(adjudication_items(dataset=dataset, filters=filters).values_list("candidate_id", flat=True))
     else:
-        if kind not in selectors.DISAGREEMENT_KINDS:
-            raise ValueError(f"kind must be one of {', '.join(selectors.DISAGREEMENT_KINDS)}")
+        if kind not in DISAGREEMENT_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(DISAGREEMENT_KINDS)}")
         if judge.version_id is None:
             return []
         golds = GoldLabel.objects.filter(candidate__problem__dataset=dataset)
@@ -122,7 +124,7 @@ def disagreement_list(*, dataset: Dataset, kind: str, filters: LabelFilters) -> 
         if labelled is not None:
             golds = golds.filter(labelled)
         ids = list(
-            selectors.disagreeing_gold(golds, version_id=judge.version_id, threshold=judge.threshold,
-                                       column=judge.column).order_by("candidate_id").values_list("candidate_id", flat=True)
+            disagreeing_gold(golds, version_id=judge.version_id, threshold=judge.threshold,
+                             column=judge.column).order_by("candidate_id").values_list("candidate_id", flat=True)
         )
-    return selectors.disagreement_rows(ids, version_id=judge.version_id, threshold=judge.threshold, column=judge.column)
+    return disagreement_rows(ids, version_id=judge.version_id, threshold=judge.threshold, column=judge.column)

@@ -3,7 +3,7 @@ when one is deleted, in the same transaction (``F()`` updates: concurrent labels
 up). ``bulk_create`` sends no signal: code that bulk-creates labels sets the counts itself.
 
 An item added to or removed from a dataset also drops the dataset's cached sizes in this process
-(``selectors.annotator_standing``)."""
+(``selectors.progress.annotator_standing``)."""
 from __future__ import annotations
 
 from django.db.models import F
@@ -11,6 +11,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from .models import AnnotationItem, Label
+from .selectors.progress import dataset_sizes_forget
 
 
 @receiver(post_save, sender=Label, dispatch_uid="annotation_label_count_add")
@@ -27,13 +28,9 @@ def _label_removed(sender, instance: Label, **kwargs) -> None:
 @receiver(post_save, sender=AnnotationItem, dispatch_uid="annotation_item_sizes_add")
 def _item_added(sender, instance: AnnotationItem, created: bool, **kwargs) -> None:
     if created:
-        from .selectors import dataset_sizes_forget
-
         dataset_sizes_forget(instance.dataset_id)
 
 
 @receiver(post_delete, sender=AnnotationItem, dispatch_uid="annotation_item_sizes_remove")
 def _item_removed(sender, instance: AnnotationItem, **kwargs) -> None:
-    from .selectors import dataset_sizes_forget
-
     dataset_sizes_forget(instance.dataset_id)

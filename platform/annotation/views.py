@@ -18,6 +18,7 @@ from corpus.text import pair_checks
 
 from . import filters, page_selectors, review_selectors
 from .guidelines import render_guidelines
+from .selectors.progress import annotation_progress
 
 # Paper 000, section 5.3: annotators rate each paraphrase 0–5 on three measures, blind.
 RATINGS = [
@@ -52,8 +53,6 @@ def _member_dataset(request, dataset_id: int):
 def annotate_dataset_page(request, dataset_id: int):
     """The labelling screen. ``?item=ID`` opens one of the caller's items to edit its label."""
     dataset = _member_dataset(request, dataset_id)
-    from .selectors import annotation_progress
-
     item = request.GET.get("item", "")
     context = {
         "progress": annotation_progress(user=request.user, dataset=dataset),

@@ -1,15 +1,13 @@
-"""Annotation endpoints of the REST API (CONTRACT.md): the annotator's queue and labels, and the
-staff reads of progress, agreement and disagreements, and adjudication.
+"""The annotator's endpoints: the next item, one item, label, skip, undo, and their own labels.
 
 Annotators work on the datasets they are members of (``Dataset.annotators``; staff too, when
 they are members). A dataset outside that scope is not found (404), like a missing one. An item
 they hold no assignment on cannot be labelled or skipped (403) and is not shown (404). They never
-see a model score or another annotator's label. Staff endpoints answer 403 to annotators.
+see a model score or another annotator's label.
 """
 from __future__ import annotations
 
 import logging
-import re
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -19,40 +17,17 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from corpus.models import Dataset
-from corpus.selectors import dataset_get
 from corpus.text import pair_checks
+from modelhub.kinds.judge.service import judge_explanation
 from paralab.fields import StrictBooleanField
-from paralab.permissions import IsStaff
 from paralab.schema import CHECKS_SCHEMA, ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
 
-from . import filters, review_selectors, selectors, services
-from .models import AnnotationItem, Label
-
-_detail = inline_serializer("AnnotationDetail", {"detail": serializers.CharField()})
-
+from .. import filters, review_selectors, selectors, services
+from ..models import AnnotationItem, Label
+from .common import DETAIL_SCHEMA, GENERATOR_PARAMETER, LABEL_PARAMETER, list_filters, member_dataset_or_404
 
 logger = logging.getLogger("paralab.annotation")
-
-def _dataset_id(value) -> int:
-    """``?dataset=``: a dataset's id, a whole number (400 naming the parameter otherwise; an id
-    of no dataset is the caller's 404)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    text = "" if value is None else str(value).strip()
-    if not re.fullmatch(r"-?[0-9]{1,18}", text):
-        refused = f' "{filters.shown(text)}" is not one;' if text else ""
-        raise ValidationError({"dataset": [f"a dataset id is required;{refused} allowed: a whole number"]})
-    return int(text)
-
-
-def _filters(query, *, parameters) -> filters.LabelFilters:
-    """The list filters of ``query`` (``filters.label_filters_parse``); 400 naming the parameter."""
-    try:
-        return filters.label_filters_parse(query, parameters=parameters)
-    except filters.FilterError as exc:
-        raise ValidationError({exc.parameter: [exc.message]}) from None
 
 
 def _page_checked(query) -> None:
@@ -61,30 +36,6 @@ def _page_checked(query) -> None:
         filters.page_number(query, allow_last=True)
     except filters.FilterError as exc:
         raise ValidationError({exc.parameter: [exc.message]}) from None
-
-
-def _member_dataset_or_404(user, dataset_id) -> Dataset:
-    dataset_id = _dataset_id(dataset_id)
-    dataset = selectors.annotator_dataset_get(user=user, dataset_id=dataset_id)
-    if dataset is None:
-        raise Http404("No such dataset.")
-    return dataset
-
-
-def _staff_dataset_or_404(user, dataset_id) -> Dataset:
-    dataset_id = _dataset_id(dataset_id)
-    dataset = dataset_get(user=user, dataset_id=dataset_id)
-    if dataset is None:
-        raise Http404("No such dataset.")
-    return dataset
-
-
-
-def _item_or_404(item_id: int) -> AnnotationItem:
-    item = AnnotationItem.objects.select_related("dataset").filter(pk=item_id).first()
-    if item is None:
-        raise Http404("No such item.")
-    return item
 
 
 def label_out(label: Label | None) -> dict | None:
@@ -126,8 +77,6 @@ def item_out(*, user, item: AnnotationItem, label: Label | None = None, with_lab
 def _judge_out(candidate) -> dict | None:
     """Staff only: the numeracy-aware judge's decision on the pair and the checks behind it
     (``modelhub.kinds.judge.service.judge_explanation``); None when no judge version exists."""
-    from modelhub.kinds.judge.service import judge_explanation
-
     try:
         return judge_explanation(candidate=candidate)
     except Exception:  # noqa: BLE001 - an explanation must never stop labelling
@@ -154,11 +103,6 @@ class LabelInputSerializer(BlankFormFieldsRefused):
 
 class UndoInputSerializer(BlankFormFieldsRefused):
     dataset = serializers.IntegerField()
-
-
-class AdjudicateInputSerializer(BlankFormFieldsRefused):
-    valid = StrictBooleanField()  # required in form data too
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
 _spans_schema = serializers.ListField(child=serializers.DictField())
@@ -214,10 +158,10 @@ class AnnotationNextApi(APIView):
 
     @extend_schema(
         parameters=[OpenApiParameter("dataset", OpenApiTypes.INT, required=True)],
-        responses={200: _item_schema, 204: None, 404: _detail},
+        responses={200: _item_schema, 204: None, 404: DETAIL_SCHEMA},
     )
     def get(self, request):
-        dataset = _member_dataset_or_404(request.user, request.query_params.get("dataset"))
+        dataset = member_dataset_or_404(request.user, request.query_params.get("dataset"))
         item, progress = services.annotation_next_with_progress(user=request.user, dataset=dataset)
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
@@ -228,7 +172,7 @@ class AnnotationNextApi(APIView):
 class AnnotationItemApi(APIView):
     """``GET annotation/items/{item}/``: one of the caller's items with their own label (to edit it)."""
 
-    @extend_schema(responses={200: _item_schema, 404: _detail})
+    @extend_schema(responses={200: _item_schema, 404: DETAIL_SCHEMA})
     def get(self, request, item_id: int):
         item = selectors.item_for_annotator(user=request.user, item_id=item_id)
         if item is None or selectors.annotator_dataset_get(user=request.user, dataset_id=item.dataset_id) is None:
@@ -261,7 +205,7 @@ class LabelSubmitApi(APIView):
         responses={
             201: inline_serializer("LabelResult", {"label": _label_schema, "progress": _progress_schema}),
             200: inline_serializer("LabelResultChanged", {"label": _label_schema, "progress": _progress_schema}),
-            400: ErrorSerializer, 403: _detail, 404: _detail,
+            400: ErrorSerializer, 403: DETAIL_SCHEMA, 404: DETAIL_SCHEMA,
         },
     )
     def post(self, request, item_id: int):
@@ -285,7 +229,7 @@ class ItemSkipApi(APIView):
     """``POST annotation/items/{item}/skip/``: pass on an item (it is not offered to the caller again)."""
 
     @extend_schema(request=None, responses={200: inline_serializer("SkipResult", {"progress": _progress_schema}),
-                                            400: ErrorSerializer, 403: _detail, 404: _detail})
+                                            400: ErrorSerializer, 403: DETAIL_SCHEMA, 404: DETAIL_SCHEMA})
     def post(self, request, item_id: int):
         item = _member_item_or_403(request.user, item_id)
         try:
@@ -302,25 +246,17 @@ class LabelUndoApi(APIView):
     (the item, leased to them again, label null) or 204 when there is nothing to undo."""
 
     @extend_schema(parameters=[IDEMPOTENCY_KEY], request=UndoInputSerializer,
-                   responses={200: _item_schema, 204: None, 400: ErrorSerializer, 404: _detail})
+                   responses={200: _item_schema, 204: None, 400: ErrorSerializer, 404: DETAIL_SCHEMA})
     def post(self, request):
         data = UndoInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        dataset = _member_dataset_or_404(request.user, data.validated_data["dataset"])
+        dataset = member_dataset_or_404(request.user, data.validated_data["dataset"])
         item = services.label_undo(user=request.user, dataset=dataset, request_id=_idempotency_key(request))
         if item is None:
             return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(item_out(user=request.user, item=item, with_label=False))
 
 
-_LABEL_PARAMETER = OpenApiParameter(
-    "label", str, enum=list(filters.LABEL_VALUES), required=False,
-    description="Only labels saying valid, or only invalid (empty: both). Any other value: 400.",
-)
-_GENERATOR_PARAMETER = OpenApiParameter(
-    "generator", {"type": "string", "pattern": f"^{filters.GENERATOR_NAME.pattern}$", "maxLength": 64}, required=False,
-    description=f"Only candidates from this generator: {filters.GENERATOR_RULE}. Another form: 400.",
-)
 _PAGE_PARAMETER = OpenApiParameter(
     "page", str, required=False, pattern=r"^([1-9][0-9]{0,17}|last)$",
     description='A page number from 1, or "last"; anything else is a 400, a page past the end a 404.',
@@ -335,94 +271,14 @@ class OwnLabelListApi(generics.ListAPIView):
     serializer_class = OwnLabelSerializer
 
     @extend_schema(parameters=[OpenApiParameter("dataset", OpenApiTypes.INT, required=True),
-                               _LABEL_PARAMETER, _GENERATOR_PARAMETER, _PAGE_PARAMETER])
+                               LABEL_PARAMETER, GENERATOR_PARAMETER, _PAGE_PARAMETER])
     def get(self, request, *args, **kwargs):
         return super().get(request, *args, **kwargs)
 
     def get_queryset(self):
         query = self.request.query_params
-        dataset = _member_dataset_or_404(self.request.user, query.get("dataset"))
-        chosen = _filters(query, parameters=("label", "generator"))
+        dataset = member_dataset_or_404(self.request.user, query.get("dataset"))
+        chosen = list_filters(query, parameters=("label", "generator"))
         _page_checked(query)
         return review_selectors.own_labels(user=self.request.user, dataset=dataset, filters=chosen)
 
-
-# --- staff endpoints ------------------------------------------------------------------------------
-
-
-class DatasetAgreementApi(APIView):
-    """``GET datasets/{id}/agreement/`` (staff): Cohen's kappa per annotator pair, Fleiss' kappa,
-    quadratic-weighted kappa per 0–5 rating, with counts."""
-
-    permission_classes = [IsStaff]
-
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 404: _detail})
-    def get(self, request, dataset_id: int):
-        return Response(selectors.dataset_agreement(dataset=_staff_dataset_or_404(request.user, dataset_id)))
-
-
-class DatasetProgressApi(APIView):
-    """``GET annotation/datasets/{id}/progress/`` (staff): ``[{"annotator", "done", "total"}]``."""
-
-    permission_classes = [IsStaff]
-
-    @extend_schema(responses={200: inline_serializer("AnnotatorProgress", {
-        "annotator": serializers.CharField(), "done": serializers.IntegerField(), "total": serializers.IntegerField(),
-    }, many=True), 404: _detail})
-    def get(self, request, dataset_id: int):
-        return Response(selectors.dataset_progress(dataset=_staff_dataset_or_404(request.user, dataset_id)))
-
-
-class DisagreementQuerySerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=selectors.DISAGREEMENT_KINDS, default="human_human")
-
-
-class DisagreementListApi(APIView):
-    """``GET disagreements/?dataset={id}&kind=human_human|human_model`` (staff), narrowed like the
-    adjudication screen by ``annotator`` (a user id: items they labelled), ``label`` (a label saying
-    valid or invalid; that annotator's with ``annotator``) and ``generator``. A value a parameter
-    does not take, or an annotator who did not label the dataset, is a 400 naming the parameter."""
-
-    permission_classes = [IsStaff]
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("dataset", OpenApiTypes.INT, required=True),
-            OpenApiParameter("kind", str, enum=list(selectors.DISAGREEMENT_KINDS), default="human_human"),
-            OpenApiParameter("annotator", OpenApiTypes.INT, required=False,
-                             description="Items this user (id) labelled; someone who did not label the dataset: 400."),
-            _LABEL_PARAMETER, _GENERATOR_PARAMETER,
-        ],
-        responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: _detail},
-    )
-    def get(self, request):
-        dataset_id = _dataset_id(request.query_params.get("dataset"))
-        query = DisagreementQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        chosen = _filters(request.query_params, parameters=("label", "annotator", "generator"))
-        dataset = _staff_dataset_or_404(request.user, dataset_id)
-        if chosen.annotator is not None:
-            try:
-                filters.annotator_check(chosen, review_selectors.dataset_labellers(dataset=dataset))
-            except filters.FilterError as exc:
-                raise ValidationError({exc.parameter: [exc.message]}) from None
-        kind = query.validated_data["kind"]
-        rows = review_selectors.disagreement_list(dataset=dataset, kind=kind, filters=chosen)
-        return Response({"dataset": dataset.pk, "kind": kind, "count": len(rows), "results": rows})
-
-
-class ItemAdjudicateApi(APIView):
-    """``POST annotation/items/{item}/adjudicate/ {"valid", "note"?}`` (staff) → ``{"gold"}``."""
-
-    permission_classes = [IsStaff]
-
-    @extend_schema(request=AdjudicateInputSerializer, responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer, 404: _detail})
-    def post(self, request, item_id: int):
-        item = _item_or_404(item_id)
-        data = AdjudicateInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        gold = services.item_adjudicate(user=request.user, item=item, **data.validated_data)
-        return Response({"gold": {
-            "item": item.pk, "candidate": gold.candidate_id, "valid": gold.valid, "source": gold.source,
-            "decided_by": request.user.username, "note": gold.note, "updated_at": gold.updated_at,
-        }})

@@ -13,6 +13,7 @@ from django.test import TestCase
 from django.utils import timezone
 
 from annotation import selectors, services
+from annotation.selectors import progress as progress_selectors
 from annotation.models import AnnotationItem, Assignment, Label
 from corpus.models import Dataset
 
@@ -78,11 +79,11 @@ class QueueHeadTests(TestCase):
                                          min(limit, len(expected)), f"limit {limit}")
                     rows = selectors.dataset_progress(dataset=dataset)
                     self.assertEqual(len(rows), 5)
-                    share = selectors._share(dataset)
+                    share = progress_selectors._share(dataset)
                     for row in rows:  # all at once == one person at a time
                         person = User.objects.get(username=row["annotator"])
                         self.assertEqual({k: row[k] for k in ("done", "total")},
-                                         selectors._progress(user=person, dataset=dataset, share=share, now=now),
+                                         progress_selectors._progress(user=person, dataset=dataset, share=share, now=now),
                                          row["annotator"])
                     started = full_sort(user, dataset, started_only=True)
                     self.assertEqual(selectors.queue_head(user=user, dataset=dataset, limit=100, started_only=True),
@@ -126,11 +127,11 @@ class DatasetSizesCacheTests(TestCase):
     def setUp(self):
         from unittest import mock
 
-        patcher = mock.patch.object(selectors, "SIZES_CACHE_MIN_ITEMS", 0)  # every dataset counts as large
+        patcher = mock.patch.object(progress_selectors, "SIZES_CACHE_MIN_ITEMS", 0)  # every dataset counts as large
         patcher.start()
         self.addCleanup(patcher.stop)
-        self.addCleanup(selectors._sizes.clear)
-        self.addCleanup(selectors._open_counts.clear)
+        self.addCleanup(progress_selectors._sizes.clear)
+        self.addCleanup(progress_selectors._open_counts.clear)
 
     def test_the_share_follows_new_items_removed_items_and_k(self):
         from annotation.services import dataset_labels_per_item_apply
@@ -139,7 +140,7 @@ class DatasetSizesCacheTests(TestCase):
         dataset, items = annotation_dataset("sizes", n_items=4, annotators=users, k=2)
         share = lambda: selectors.annotator_standing(user=users[0], dataset=dataset)["share"]  # noqa: E731
         self.assertEqual(share(), 4)  # 4 items × 2 / 2 annotators
-        self.assertIn(dataset.pk, selectors._sizes)
+        self.assertIn(dataset.pk, progress_selectors._sizes)
         extra, _ = annotation_dataset("sizes-more", n_items=2, annotators=[], k=2)
         AnnotationItem.objects.filter(dataset=extra).update(dataset=dataset)  # no signal: still cached
         self.assertEqual(share(), 4)
@@ -164,7 +165,7 @@ class OpenCountCacheTests(DatasetSizesCacheTests):
             self.assertEqual(selectors.annotation_progress(user=users[0], dataset=dataset), first)
         selectors.dataset_sizes_forget(dataset.pk)  # items added or removed: counted again
         selectors.annotation_progress(user=users[0], dataset=dataset)
-        self.assertIn((dataset.pk, users[0].pk), selectors._open_counts)
+        self.assertIn((dataset.pk, users[0].pk), progress_selectors._open_counts)
 
 
 class DatasetProgressTests(TestCase):
@@ -186,7 +187,7 @@ class DatasetProgressTests(TestCase):
         Label.objects.create(item=items[0], annotator=bob, valid=True)  # a skipped item filled meanwhile
         rows = {row["annotator"]: (row["done"], row["total"]) for row in selectors.dataset_progress(dataset=dataset)}
         self.assertEqual(rows, {"ann": (0, 2), "bob": (2, 3)})
-        share = selectors._share(dataset)
+        share = progress_selectors._share(dataset)
         for user in (ann, bob):
-            self.assertEqual(selectors._progress(user=user, dataset=dataset, share=share, now=timezone.now()),
+            self.assertEqual(progress_selectors._progress(user=user, dataset=dataset, share=share, now=timezone.now()),
                              dict(zip(("done", "total"), rows[user.username])))
