@@ -13,7 +13,9 @@ Production uses Celery with Redis and GPU workers, where none of this runs.
 The thread is a daemon: stopping the server (Ctrl-C, an autoreload) does not wait for queued
 jobs. A job the stopped server was running, or had queued, is picked up by the next server: the
 first job it runs first fails each orphaned ``running`` job ("the server stopped while it ran";
-all-or-nothing jobs left nothing half-written) and sends every orphaned ``queued`` job again.
+all-or-nothing jobs left nothing half-written) and sends every orphaned ``queued`` job again
+(``jobs.services.jobs_recover_orphans``, handed in as ``recover``: this module imports no other
+of the app).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import logging
 import queue
 import threading
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, Callable
 
 from django.db import close_old_connections, connections
 
@@ -53,30 +55,10 @@ def _run(task: Any, job_id: int) -> None:
         connections.close_all()
 
 
-def _recover(sending: int) -> None:
-    """Jobs an earlier server process left behind: its running ones failed, its queued ones sent
-    again (``sending``, the job this call is about to send, excepted)."""
-    from django.utils import timezone
-
-    from .models import Job
-    from .services import job_resend
-
-    try:
-        orphans = Job.objects.filter(status=Job.Status.RUNNING).exclude(pk=sending)
-        for job in orphans:
-            Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
-                status=Job.Status.FAILED, finished_at=timezone.now(),
-                error="the server stopped while it ran; start it again")
-        for job in Job.objects.filter(status=Job.Status.QUEUED).exclude(pk=sending).exclude(task="").order_by("id"):
-            job_resend(job=job)
-    except Exception:  # noqa: BLE001 - recovery is best effort; the new job runs regardless
-        logger.exception("recovering the jobs of an earlier server failed")
-    finally:
-        connections.close_all()
-
-
-def run_in_background(task: Any, job_id: int) -> Future:
-    """Run ``task(job_id)`` on the background thread; returns at once."""
+def run_in_background(task: Any, job_id: int, *, recover: Callable[[int], None]) -> Future:
+    """Run ``task(job_id)`` on the background thread; returns at once. The call that starts the
+    thread (the first of this process) first runs ``recover(job_id)``: an earlier server's
+    orphans, in their order."""
     global _thread
     future: Future = Future()
     start = False
@@ -86,7 +68,7 @@ def run_in_background(task: Any, job_id: int) -> Future:
             _thread.start()
             start = True
     if start:
-        _recover(job_id)  # an earlier server's orphans first, in their order
+        recover(job_id)  # an earlier server's orphans first, in their order
     _queue.put((task, job_id, future))
     return future
 

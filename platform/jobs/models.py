@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class Job(models.Model):
@@ -80,8 +81,6 @@ class Job(models.Model):
     def eta_seconds(self) -> float | None:
         """Seconds left at the pace up to its last progress report, counted from then (a running
         job past 2 % of its work), else None."""
-        from django.utils import timezone
-
         if self.status != self.Status.RUNNING or not self.started_at or self.progress < 0.02:
             return None
         # the pace up to the last report, so a job that reports rarely does not look ever slower

@@ -27,6 +27,9 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
+from paralab.celery import app
+
+from .background import run_in_background
 from .models import Job
 
 logger = logging.getLogger("paralab.jobs")
@@ -56,16 +59,12 @@ def job_create(
 
 
 def _eager() -> bool:
-    from paralab.celery import app
-
     return bool(app.conf.task_always_eager)
 
 
 def task_named(name: str) -> Any:
     """The Celery task registered under ``name`` (the workers' task modules are imported on first
     use, so services name a task without importing ``workers``)."""
-    from paralab.celery import app
-
     if name not in app.tasks:
         for module in app.conf.imports:
             importlib.import_module(module)
@@ -84,9 +83,7 @@ def _send(job_id: int, task_name: str, queue: str) -> bool:
     else at once in the caller (commands, tests: the job is done when the call returns)."""
     eager = _eager()
     if eager and settings.PARALAB_JOB_RUNNER == "thread":
-        from .background import run_in_background
-
-        run_in_background(task_named(task_name), job_id)
+        run_in_background(task_named(task_name), job_id, recover=jobs_recover_orphans)
         return True
     if not eager:
         # Marked before sending: a worker that picks the message up at once must not find the
@@ -126,6 +123,24 @@ def job_resend(*, job: Job) -> bool:
     """Send a queued job's stored task again (the embedded runner's recovery, the reaper)."""
     job_log(job_id=job.pk, line="sent again: the process that had it queued stopped")
     return _send(job.pk, job.task, job.queue)
+
+
+def jobs_recover_orphans(sending: int) -> None:
+    """Jobs an earlier server process left behind: its running ones failed, its queued ones sent
+    again (``sending``, the job this call is about to send, excepted). The embedded runner
+    (``background.run_in_background``) calls it when it starts its thread."""
+    try:
+        orphans = Job.objects.filter(status=Job.Status.RUNNING).exclude(pk=sending)
+        for job in orphans:
+            Job.objects.filter(pk=job.pk, status=Job.Status.RUNNING).update(
+                status=Job.Status.FAILED, finished_at=timezone.now(),
+                error="the server stopped while it ran; start it again")
+        for job in Job.objects.filter(status=Job.Status.QUEUED).exclude(pk=sending).exclude(task="").order_by("id"):
+            job_resend(job=job)
+    except Exception:  # noqa: BLE001 - recovery is best effort; the new job runs regardless
+        logger.exception("recovering the jobs of an earlier server failed")
+    finally:
+        connections.close_all()
 
 
 def job_cancel(*, job_id: int) -> Job:

@@ -117,12 +117,12 @@ class BackgroundJobTests(TransactionTestCase):
         self.assertEqual(again.data["status"], "cancelled")
 
     def test_a_new_server_fails_the_jobs_an_earlier_one_was_running_and_sends_its_queued_ones(self):
-        from jobs import background
+        from jobs.services import jobs_recover_orphans
 
         orphan = Job.objects.create(kind=Job.Kind.SCORE, status=Job.Status.RUNNING, task=wait_for_release.name)
         waiting = Job.objects.create(kind=Job.Kind.SCORE, status=Job.Status.QUEUED, task=wait_for_release.name)
         RELEASE.set()
-        background._recover(sending=-1)
+        jobs_recover_orphans(sending=-1)
         self.assertTrue(wait_idle(30))
         orphan.refresh_from_db()
         waiting.refresh_from_db()
