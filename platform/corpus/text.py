@@ -8,6 +8,11 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 
+from django.conf import settings
+
+from ml.checks import pair_checks as check
+from ml.text.highlight import highlight_spans
+
 __all__ = ["pair_checks", "text_normalize", "text_hash"]
 
 
@@ -30,11 +35,6 @@ def pair_checks(original: str, paraphrase: str, spans: dict | None = None) -> di
     and endpoint that shows a pair returns it under ``checks``. ``spans`` are the pair's highlight
     spans (``{"problem": [...], "paraphrase": [...]}``) when already computed; otherwise they are
     computed (and cached) with the platform's spaCy pipeline."""
-    from django.conf import settings
-
-    from ml.checks import pair_checks as check
-    from ml.text.highlight import highlight_spans
-
     if not spans or "problem" not in spans or "paraphrase" not in spans:
         model = settings.PARALAB_SPACY_MODEL
         spans = {"problem": highlight_spans(original, spacy_model=model),

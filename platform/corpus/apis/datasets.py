@@ -13,7 +13,7 @@ from paralab.permissions import IsStaffOrReadOnlyForMembers
 from paralab.schema import ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
 
-from .. import dataset_services
+from .. import services
 from ..models import Dataset, Problem
 from ..selectors import dataset_get, dataset_list, problem_list
 from .common import dataset_or_404, detail_schema
@@ -149,7 +149,7 @@ class DatasetListCreateApi(generics.ListAPIView):
         data = DatasetInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            dataset = dataset_services.dataset_setup(**data.validated_data, created_by=request.user)
+            dataset = services.dataset_setup(**data.validated_data, created_by=request.user)
         except DjangoValidationError as exc:  # the name was taken since validation, or is blank
             raise serializers.ValidationError(exc.message_dict if hasattr(exc, "error_dict") else exc.messages) from exc
         return Response(
@@ -171,12 +171,12 @@ class DatasetDetailApi(APIView):
         dataset = dataset_or_404(request, dataset_id)
         data = DatasetPatchSerializer(data=request.data, dataset=dataset)
         data.is_valid(raise_exception=True)
-        dataset_services.dataset_update(dataset=dataset, **data.validated_data)
+        services.dataset_update(dataset=dataset, **data.validated_data)
         return Response(_dataset_out(request, dataset_get(user=request.user, dataset_id=dataset.pk)))
 
     @extend_schema(responses={204: None})
     def delete(self, request, dataset_id: int):
-        dataset_services.dataset_delete(dataset=dataset_or_404(request, dataset_id))
+        services.dataset_delete(dataset=dataset_or_404(request, dataset_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

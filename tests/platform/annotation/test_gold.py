@@ -78,7 +78,7 @@ class GoldTests(TestCase):
         self.assertEqual((gold.valid, gold.source), (False, GoldLabel.Source.IMPORT))
 
     def test_raising_k_withdraws_an_agreement_of_too_few(self):
-        from corpus.dataset_services import dataset_update
+        from corpus.services import dataset_update
 
         self.label(self.ann, True)
         self.label(self.bob, True)

@@ -10,10 +10,11 @@ from django.db import IntegrityError
 from django.test import TestCase, override_settings
 
 from annotation.models import GoldLabel
-from corpus import exporters, services
+from corpus import exporters
 from corpus.importers import ImportFormatError
 from corpus.models import Dataset, Problem
 from corpus.services import dataset_create, dataset_get_or_create, dataset_import, pairs_import
+from corpus.services import imports as import_services
 from corpus.text import text_hash
 from paraphrases.models import Candidate
 
@@ -104,7 +105,7 @@ class ProblemImportTests(TempFilesMixin, CountsMixin, TestCase):
 
     def test_progress_goes_from_reading_to_writing_to_done(self):
         seen: list[tuple[float, str | None]] = []
-        with mock.patch.object(services, "BATCH_SIZE", 1):
+        with mock.patch.object(import_services, "BATCH_SIZE", 1):
             dataset_import(
                 dataset=self.dataset,
                 path=FIXTURES / "gsm8k_small.jsonl",
@@ -113,7 +114,7 @@ class ProblemImportTests(TempFilesMixin, CountsMixin, TestCase):
         fractions = [fraction for fraction, _ in seen]
         self.assertEqual(fractions, sorted(fractions))
         self.assertEqual(fractions[-1], 1.0)
-        self.assertIn((services.READ_SHARE, "read 3 problems (gsm8k)"), seen)
+        self.assertIn((import_services.READ_SHARE, "read 3 problems (gsm8k)"), seen)
         self.assertGreaterEqual(len(fractions), 4)  # read, one per batch of one row, done
 
     def test_exported_jsonl_reimports_to_the_same_content(self):
@@ -142,7 +143,7 @@ class ProblemImportTests(TempFilesMixin, CountsMixin, TestCase):
             return real(objs, *args, **kwargs)
 
         before = self.counts()
-        with mock.patch.object(services, "BATCH_SIZE", 1), mock.patch.object(Problem.objects, "bulk_create", failing):
+        with mock.patch.object(import_services, "BATCH_SIZE", 1), mock.patch.object(Problem.objects, "bulk_create", failing):
             with self.assertRaises(IntegrityError):
                 dataset_import(dataset=self.dataset, path=FIXTURES / "gsm8k_small.jsonl")
         self.assertEqual(calls, [1, 1])

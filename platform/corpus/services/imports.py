@@ -1,4 +1,4 @@
-"""Writes to datasets and problems: create datasets, import problem files and labelled pairs.
+"""Imports into a dataset: problem files and labelled pairs, in the request or as a job.
 
 Imports are all-or-nothing: the whole file is read and validated first (``corpus.importers``),
 then every row is written inside one transaction, so a bad line leaves the database untouched.
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import GoldLabel
@@ -24,9 +23,9 @@ from jobs.progress import scaled_progress
 from ml.text.numbers import extract_numbers
 from paraphrases.models import Candidate
 
-from .importers import PAIR_FORMATS, PROBLEM_FORMATS, SPLITS, ProblemRecord, read_pairs, read_problems
-from .models import Dataset, Problem
-from .text import text_hash
+from ..importers import PAIR_FORMATS, PROBLEM_FORMATS, SPLITS, ProblemRecord, read_pairs, read_problems
+from ..models import Dataset, Problem
+from ..text import text_hash
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -49,33 +48,6 @@ T = TypeVar("T")
 def _batches(items: Sequence[T], size: int) -> Iterable[Sequence[T]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-# --- datasets -----------------------------------------------------------------------------------
-
-
-def dataset_create(*, name: str, description: str = "", created_by: AbstractBaseUser | None = None) -> Dataset:
-    """A new, empty dataset; ValidationError when the name is empty or taken."""
-    name = name.strip()
-    if not name:
-        raise ValidationError({"name": "A dataset needs a name."})
-    if len(name) > Dataset._meta.get_field("name").max_length:
-        raise ValidationError({"name": "The dataset name is too long (100 characters at most)."})
-    if Dataset.objects.filter(name=name).exists():
-        raise ValidationError({"name": f"A dataset named {name!r} already exists."})
-    return Dataset.objects.create(
-        name=name,
-        description=description,
-        created_by=created_by if getattr(created_by, "is_authenticated", False) else None,
-    )
-
-
-def dataset_get_or_create(*, name: str, created_by: AbstractBaseUser | None = None) -> tuple[Dataset, bool]:
-    """The dataset called ``name``, created when missing; returns (dataset, created)."""
-    dataset = Dataset.objects.filter(name=name.strip()).first()
-    if dataset is not None:
-        return dataset, False
-    return dataset_create(name=name, created_by=created_by), True
 
 
 def _existing_hashes(model: Any, hashes: Iterable[str], **scope: Any) -> set[str]:
