@@ -69,7 +69,8 @@ def child(problems_file: Path, k: int, out: Path) -> None:
 
     call_command("migrate", verbosity=0)
     from ml.generation import available_generators
-    from paraphrases.generation import GenerationError, generation_resources, paraphrase_variants
+    from paraphrases.generation import GenerationError, generation_resources
+    from paraphrases.handout import paraphrase_variants
 
     generators = None
     if os.environ.get("HANDOUT_WITH_LLM") == "1":

@@ -329,7 +329,8 @@ def main() -> None:
 
     django.setup()
     from corpus.models import Dataset
-    from modelhub.calibration import pretrained_judge, raw_scores, validation_pairs, version_calibrate
+    from modelhub.calibration import raw_scores, validation_pairs, version_calibrate
+    from modelhub.calibration_jobs import pretrained_judge
     from modelhub.kinds.judge.service import judge_train
     from modelhub.kinds.paraqd import gold_pairs, paraqd_train
 

@@ -17,7 +17,8 @@ COMMON = {"bind": True, "acks_late": True, "ignore_result": True, "soft_time_lim
 def calibrate_job(self, job_id: int) -> None:
     """Recalibrate the active judge of ``job.params["model"]``; the result is the calibration record."""
     from jobs.services import JobError, job_run
-    from modelhub.calibration import CalibrationError, calibrate_run
+    from modelhub.calibration import CalibrationError
+    from modelhub.calibration_jobs import calibrate_run
     from modelhub.kinds.paraqd import ParaQDError
 
     def body(job: Any, report: Callable[..., None]) -> dict[str, Any]:
@@ -32,6 +33,6 @@ def calibrate_job(self, job_id: int) -> None:
 @shared_task(name=tasks.CALIBRATE_CHECK, ignore_result=True, soft_time_limit=900, time_limit=960)
 def calibrate_check() -> dict[str, Any]:
     """Beat: recalibrate each active judge that has new human gold labels since its calibration."""
-    from modelhub.calibration import recalibrate_check
+    from modelhub.calibration_jobs import recalibrate_check
 
     return recalibrate_check()

@@ -59,7 +59,7 @@ def paraphrase_job(self, job_id: int) -> None:
     def body(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         from modelhub.kinds.judge.service import JudgeError
         from modelhub.kinds.paraqd import ParaQDError
-        from paraphrases.generation import paraphrase_variants
+        from paraphrases.handout import paraphrase_variants
 
         params = job.params
         report(0.05, "generating, scoring and judging the candidates")

@@ -42,7 +42,7 @@ def retrain_check(kind: str | None = None) -> dict[str, Any]:
     """Start a retrain of ``kind`` if it is due (beat); without ``kind``, of every retrainable
     kind of the registry (``modelhub.kinds``). Returns what ``model_retrain_check`` says (per kind
     when several were checked)."""
-    from modelhub.kinds import retrainable_kinds
+    from modelhub.kinds.registry import retrainable_kinds
     from modelhub.services import model_retrain_check
 
     if kind is not None:

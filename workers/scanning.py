@@ -21,7 +21,7 @@ from .paraqd import COMMON, TRAIN_LIMITS
 
 def _run(job_id: int, body: Callable[[Any, Callable[..., None]], dict[str, Any]]) -> None:
     from jobs.services import JobError, job_run
-    from paraphrases.scanning import ScanningError
+    from modelhub.kinds.seq2seq import ScanningError
 
     def guarded(job: Any, report: Callable[..., None]) -> dict[str, Any]:
         try:
@@ -37,7 +37,7 @@ def train_job(self, job_id: int) -> None:
     """Train a STEAD or PAP version (``scanning_train_start``); result: version, status, path, metrics."""
 
     def body(job: Any, report: Callable[..., None]) -> dict[str, Any]:
-        from paraphrases.scanning import scanning_train_run
+        from modelhub.kinds.seq2seq import scanning_train_run
 
         return scanning_train_run(job=job, progress=report)
 

@@ -42,3 +42,26 @@ def dataset_get(*, user, dataset_id: int) -> Dataset | None:
 def problem_list(*, dataset: Dataset) -> QuerySet[Problem]:
     """The problems of a dataset already scoped by ``dataset_get``, in id order."""
     return Problem.objects.filter(dataset=dataset).order_by("id")
+
+
+class UnknownDataset(ValueError):
+    """A dataset name that names no dataset; the message is for the user."""
+
+
+def datasets_by_name(names) -> list[Dataset]:
+    """The datasets called ``names`` (in that order, without repeats); UnknownDataset naming any
+    missing one.
+
+    >>> datasets_by_name([])
+    Traceback (most recent call last):
+    ...
+    corpus.selectors.UnknownDataset: --dataset: name at least one dataset
+    """
+    wanted = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
+    if not wanted:
+        raise UnknownDataset("--dataset: name at least one dataset")
+    found = {d.name: d for d in Dataset.objects.filter(name__in=[n for n in wanted if "\x00" not in n])}
+    missing = [n for n in wanted if n not in found]
+    if missing:
+        raise UnknownDataset(f"--dataset: no dataset named {', '.join(repr(n) for n in missing)}")
+    return [found[n] for n in wanted]

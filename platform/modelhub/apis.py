@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from paralab.permissions import IsStaff
 
+from .kinds.registry import kind_names
 from .models import ModelVersion
 from .selectors import modelversion_active, modelversion_list
 from .services import RetrainBusy, RetrainError, model_retrain_start
@@ -32,7 +33,12 @@ class ModelVersionSerializer(serializers.ModelSerializer):
 
 
 class ModelListQuerySerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(choices=ModelVersion.Kind.choices, required=False)
+    kind = serializers.CharField(required=False, help_text="A registered model kind (paraqd, judge, stead, pap, ...).")
+
+    def validate_kind(self, value: str) -> str:
+        if value not in kind_names():
+            raise serializers.ValidationError(f'"{value}" is not a valid choice.')
+        return value
 
 
 @extend_schema_serializer(many=False)  # one page, not a list of pages
@@ -60,13 +66,13 @@ class ModelVersionListApi(generics.ListAPIView):
         return modelversion_list(kind=self._kind())
 
     @extend_schema(
-        parameters=[OpenApiParameter("kind", str, enum=list(ModelVersion.Kind.values), required=False)],
+        parameters=[OpenApiParameter("kind", str, enum=kind_names(), required=False)],
         responses=ModelVersionPageSerializer,
     )
     def get(self, request, *args, **kwargs):
         response = self.list(request, *args, **kwargs)
         kind = self._kind()
-        kinds = [kind] if kind else list(ModelVersion.Kind.values)
+        kinds = [kind] if kind else kind_names()
         active = {}
         for name in kinds:
             version = modelversion_active(kind=name)
@@ -87,7 +93,7 @@ class ModelRetrainApi(APIView):
 
     @extend_schema(
         request=None,
-        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=list(ModelVersion.Kind.values))],
+        parameters=[OpenApiParameter("kind", str, OpenApiParameter.PATH, enum=kind_names())],
         responses={
             202: inline_serializer("RetrainStarted", {"job": serializers.IntegerField()}),
             409: inline_serializer("RetrainRefused", {"detail": serializers.CharField(),
@@ -95,8 +101,8 @@ class ModelRetrainApi(APIView):
         },
     )
     def post(self, request, kind: str):
-        if kind not in ModelVersion.Kind.values:
-            raise NotFound(f"no model kind {kind!r}; expected one of {', '.join(ModelVersion.Kind.values)}")
+        if kind not in kind_names():
+            raise NotFound(f"no model kind {kind!r}; expected one of {', '.join(kind_names())}")
         try:
             job = model_retrain_start(kind=kind, user=request.user, force=True)
         except RetrainBusy as exc:
@@ -125,11 +131,12 @@ class ModelCalibrateApi(APIView):
         },
     )
     def post(self, request, kind: str):
-        from .calibration import CalibrationError, calibrate_start
-        from .judging import JUDGE_KINDS
+        from .calibration import CalibrationError
+        from .calibration_jobs import calibrate_start
+        from .judging import judge_kinds
 
-        if kind not in JUDGE_KINDS:
-            raise NotFound(f"{kind!r} is not a judge; expected one of {', '.join(JUDGE_KINDS)}")
+        if kind not in judge_kinds():
+            raise NotFound(f"{kind!r} is not a judge; expected one of {', '.join(judge_kinds())}")
         try:
             job = calibrate_start(kind=kind, user=request.user)
         except CalibrationError as exc:

@@ -16,33 +16,34 @@ import logging
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
-from jobs import tasks
-from jobs.models import Job
-from jobs.services import job_create, job_enqueue
+from corpus.selectors import datasets_by_name
+from ml.judge.calibration import Calibration, fit_calibration, fit_threshold, reliability_curve
+from ml.metrics import nest_paraqd_metrics, paraqd_eval
+from ml.metrics.classification import pr_auc, roc_auc
 from ml.serialization import json_safe
 
-from .models import ModelVersion
-from .services import modelversion_activate, modelversion_create
+from paralab.errors import UserError
+from paraphrases.models import TEST_GENERATOR_PREFIX, Score
 
-if TYPE_CHECKING:
-    from django.contrib.auth.models import AbstractBaseUser
+from .judging import calibration_of
+from .kinds.registry import get_kind
+from .models import ModelVersion
+from .selectors import HUMAN_GOLD_SOURCES as HUMAN_SOURCES
 
 logger = logging.getLogger("paralab.calibration")
 
 METHODS = ("platt", "isotonic")
 MIN_PAIRS = 10
-HUMAN_SOURCES = (GoldLabel.Source.AGREEMENT, GoldLabel.Source.ADJUDICATION)
-SYNTHESIZED_TEST_PREFIX = "test:"
 
 
-class CalibrationError(ValueError):
+class CalibrationError(UserError):
     """Nothing (or too little, or one class only) to calibrate on; the message is for the user."""
 
 
@@ -66,7 +67,7 @@ def validation_pairs(
     test_hashes = Problem.objects.filter(split=Problem.Split.TEST).values("text_hash")
     golds = GoldLabel.objects.exclude(candidate__problem__split=Problem.Split.TEST).exclude(
         candidate__problem__text_hash__in=test_hashes
-    ).exclude(candidate__generator__startswith=SYNTHESIZED_TEST_PREFIX)
+    ).exclude(candidate__generator__startswith=TEST_GENERATOR_PREFIX)
     if datasets is not None:
         golds = golds.filter(candidate__problem__dataset__in=list(datasets))
     imported_ok = Q(source=GoldLabel.Source.IMPORT,
@@ -84,10 +85,8 @@ def validation_pairs(
 
 def raw_scores(*, version: ModelVersion, questions: Sequence[str], paraphrases: Sequence[str]) -> list[float]:
     """The version's uncalibrated score per pair: a ParaQD cosine, a judge's classifier output."""
-    from .kinds import get_kind
-
     kind = get_kind(version.kind)
-    if not hasattr(kind, "raw_scores"):
+    if not kind.is_judge:
         raise CalibrationError(f"{version.kind} versions are not judges; only judges are calibrated")
     return [float(s) for s in kind.raw_scores(version=version, questions=list(questions), paraphrases=list(paraphrases))]
 
@@ -100,10 +99,6 @@ def fit_version_calibration(scores: Sequence[float], labels: Sequence[int], *, k
     ``cosine_threshold`` is fitted on the cosine and ``threshold`` is the probability there; a
     numeracy-aware judge decides on the calibrated probability. AUCs are of the raw score.
     """
-    from ml.judge.calibration import fit_calibration, fit_threshold, reliability_curve
-    from ml.metrics import nest_paraqd_metrics, paraqd_eval
-    from ml.metrics.classification import pr_auc, roc_auc
-
     if method not in METHODS:
         raise CalibrationError(f"calibration method must be one of {', '.join(METHODS)}, not {method!r}")
     labels = [int(bool(y)) for y in labels]
@@ -114,7 +109,7 @@ def fit_version_calibration(scores: Sequence[float], labels: Sequence[int], *, k
     calibration = fit_calibration(list(scores), labels, method=method)
     probabilities = [float(p) for p in calibration.probability(list(scores))]
     record: dict[str, Any] = {**calibration.to_dict()}
-    if kind == ModelVersion.Kind.PARAQD:
+    if get_kind(kind).decision_column == "paraqd":  # ParaQD decides on its cosine
         cosine_threshold = float(fit_threshold(list(scores), labels))
         record["cosine_threshold"] = cosine_threshold
         record["threshold"] = float(calibration.probability([cosine_threshold])[0])
@@ -150,11 +145,7 @@ def version_calibrate(
     """Fit and store ``version``'s calibration on the validation pairs of ``dataset_names`` (every
     dataset when None), then refresh the calibrated probability of its stored scores. Returns the
     calibration record plus ``version``; CalibrationError when there is not enough to fit on."""
-    datasets = None
-    if dataset_names:
-        from modelhub.kinds.paraqd import datasets_by_name
-
-        datasets = datasets_by_name(dataset_names)
+    datasets = datasets_by_name(dataset_names) if dataset_names else None
     pairs = validation_pairs(datasets=datasets, exclude_candidate_ids=exclude_candidate_ids)
     if not pairs:
         where = ", ".join(dataset_names) if dataset_names else "any dataset"
@@ -187,13 +178,8 @@ def version_calibrate(
 def refresh_probabilities(*, version: ModelVersion, batch: int = 2000) -> int:
     """Rewrite ``Score.probability`` of ``version``'s ParaQD scores from its calibration (a
     numeracy-aware judge writes its probabilities when it scores). Returns the rows updated."""
-    from ml.judge.calibration import Calibration
-    from paraphrases.models import Score
-
-    from .judging import calibration_of
-
     record = calibration_of(version)
-    if record is None or version.kind != ModelVersion.Kind.PARAQD:
+    if record is None or get_kind(version.kind).decision_column != "paraqd":
         return 0
     calibration = Calibration.from_dict(record)
     updated, last = 0, 0
@@ -211,154 +197,10 @@ def refresh_probabilities(*, version: ModelVersion, batch: int = 2000) -> int:
 
 def calibrated_probabilities(*, version: ModelVersion | None, scores: Sequence[float]) -> list[float | None]:
     """``version``'s calibrated probability of each raw score (None without a calibration)."""
-    from ml.judge.calibration import Calibration
-
-    from .judging import calibration_of
-
     record = calibration_of(version)
     if record is None:
         return [None] * len(scores)
     return [float(p) for p in Calibration.from_dict(record).probability(list(scores))]
-
-
-# --- the first judge ------------------------------------------------------------------------------
-
-
-def pretrained_judge(*, user: AbstractBaseUser | None = None, activate: bool = True) -> ModelVersion:
-    """The packaged base encoder registered as a ParaQD version (once), so a fresh installation has
-    an active judge before anything is trained; activated when no ParaQD version is active."""
-    from django.conf import settings
-
-    from modelhub.kinds.paraqd import base_encoder_path
-
-    encoder = settings.PARALAB_SENTENCE_ENCODER
-    version = ModelVersion.objects.filter(kind=ModelVersion.Kind.PARAQD, params__pretrained=True,
-                                          base_model=encoder).order_by("id").first()
-    if version is None:
-        version = modelversion_create(
-            kind=ModelVersion.Kind.PARAQD, base_model=encoder, artifact_path=base_encoder_path(encoder),
-            training_data={}, params={"pretrained": True, "encoder_setting": encoder}, metrics={},
-            created_by=user, name="paraqd pretrained (the base encoder, untrained)",
-        )
-    active = ModelVersion.objects.filter(kind=ModelVersion.Kind.PARAQD, status=ModelVersion.Status.ACTIVE).first()
-    if activate and active is None:
-        version = modelversion_activate(version=version)
-    return version
-
-
-def judge_bootstrap(*, user: AbstractBaseUser | None = None, method: str = "platt") -> dict[str, Any]:
-    """An active, calibrated judge from the first minute: the pretrained ParaQD version registered
-    and activated when none is active, then calibrated on the validation pairs there are (an
-    uncalibrated judge stays at 0.5 when there are none yet). Returns what was done."""
-    from .judging import calibration_of, decision_version
-
-    version = decision_version() or pretrained_judge(user=user)
-    result: dict[str, Any] = {"version": version.pk, "kind": version.kind, "calibrated": False}
-    if calibration_of(version) is None:
-        try:
-            record = version_calibrate(version=version, method=method)
-        except CalibrationError as exc:
-            result["reason"] = str(exc)
-        else:
-            result.update(calibrated=True, threshold=record["threshold"], auc=record["auc"], n=record["n"])
-    else:
-        result["calibrated"] = True
-    return result
-
-
-# --- jobs -----------------------------------------------------------------------------------------
-
-
-def calibrate_start(
-    *, kind: str = ModelVersion.Kind.PARAQD, dataset_names: Sequence[str] | None = None, method: str = "platt",
-    user: AbstractBaseUser | None = None, enqueue: bool = True,
-) -> Job:
-    """Queue a recalibration of the active ``kind`` version (cpu queue: seconds of work)."""
-
-    from .selectors import modelversion_active
-
-    if method not in METHODS:
-        raise CalibrationError(f"calibration method must be one of {', '.join(METHODS)}, not {method!r}")
-    if kind not in (ModelVersion.Kind.PARAQD, ModelVersion.Kind.JUDGE):
-        raise CalibrationError(f"only judges are calibrated (paraqd, judge), not {kind!r}")
-    if modelversion_active(kind=kind) is None and kind != ModelVersion.Kind.PARAQD:
-        raise CalibrationError(f"no active {kind} version to calibrate")
-    job = job_create(kind=Job.Kind.CALIBRATE, params={"model": kind, "datasets": list(dataset_names or []),
-                                                       "method": method},
-                     created_by=user, queue="cpu")
-    if enqueue:
-        job_enqueue(job=job, task=tasks.CALIBRATE)
-    return job
-
-
-def calibrate_run(*, job: Job, progress=None) -> dict[str, Any]:
-    from .selectors import modelversion_active
-
-    kind = job.params.get("model") or ModelVersion.Kind.PARAQD
-    version = modelversion_active(kind=kind)
-    if version is None and kind == ModelVersion.Kind.PARAQD:
-        version = pretrained_judge(user=job.created_by)
-    if version is None:
-        raise CalibrationError(f"no active {kind} version to calibrate")
-    return version_calibrate(version=version, dataset_names=job.params.get("datasets") or None,
-                             method=job.params.get("method") or "platt", progress=progress)
-
-
-def calibration_due(*, version: ModelVersion) -> bool:
-    """Whether human gold labels arrived since ``version`` was last calibrated (or it never was)."""
-    from .judging import calibration_of
-
-    record = calibration_of(version)
-    if record is None:
-        return True
-    fitted = record.get("fitted_at")
-    since = None
-    if fitted:
-        from datetime import datetime
-
-        since = datetime.fromisoformat(fitted)
-    golds = GoldLabel.objects.filter(source__in=HUMAN_SOURCES)
-    return golds.filter(updated_at__gt=since).exists() if since else golds.exists()
-
-
-def refit_due(*, version: ModelVersion) -> bool:
-    """Whether ``PARALAB_JUDGE_REFIT_EVERY`` human gold labels arrived since ``version`` (a judge)
-    was made: beat then refits it on the gold (``modelhub.kinds.judge.refit``)."""
-    from django.conf import settings
-
-    every = settings.PARALAB_JUDGE_REFIT_EVERY
-    if not every or version.kind != ModelVersion.Kind.JUDGE:
-        return False
-    return GoldLabel.objects.filter(source__in=HUMAN_SOURCES, updated_at__gt=version.created_at).count() >= every
-
-
-def recalibrate_check(*, user: AbstractBaseUser | None = None) -> dict[str, Any]:
-    """Beat: refit the deciding numeracy-aware judge when enough new human gold labels arrived
-    (``refit_due``; promoted only when the held-out gold allows), then recalibrate every active
-    judge whose calibration predates the newest human gold label."""
-    from .judging import JUDGE_KINDS, decision_version
-    from .selectors import modelversion_active
-
-    done: dict[str, Any] = {}
-    deciding = decision_version()
-    if deciding is not None and refit_due(version=deciding):
-        from .kinds.judge.refit import RefitError, judge_refit
-
-        try:
-            done["refit"] = judge_refit(version=deciding, user=user)
-        except RefitError as exc:
-            done["refit"] = {"version": deciding.pk, "skipped": str(exc)}
-    for kind in JUDGE_KINDS:
-        version = modelversion_active(kind=kind)
-        if version is None or not calibration_due(version=version):
-            continue
-        try:
-            record = version_calibrate(version=version)
-        except CalibrationError as exc:
-            done[kind] = {"version": version.pk, "skipped": str(exc)}
-        else:
-            done[kind] = {"version": version.pk, "threshold": record["threshold"], "auc": record["auc"]}
-    return done
 
 
 def _finite(value: Any) -> float | None:

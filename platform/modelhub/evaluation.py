@@ -13,12 +13,27 @@ from typing import Any
 from corpus.models import Dataset
 from ml.serialization import json_safe
 
-from .judging import DECISION_COLUMN, JUDGE_KINDS, calibration_of, decision_version, handout_floor, version_threshold
+from annotation.models import GoldLabel
+from ml.metrics import nest_paraqd_metrics, paraqd_eval
+from ml.metrics.classification import pr_auc, roc_auc
+from paralab.errors import UserError
+
+from .judging import calibration_of, decision_column, decision_version, handout_floor, judge_kinds, version_threshold
+from .kinds.registry import get_kind
 from .models import ModelVersion
 from .selectors import modelversion_get
 
 
-class EvaluationError(ValueError):
+def gold_pairs(*, dataset: Dataset) -> list[tuple[int, str, str, bool]]:
+    """(candidate id, question, paraphrase, valid) for every gold-labelled candidate of ``dataset``."""
+    return list(
+        GoldLabel.objects.filter(candidate__problem__dataset=dataset)
+        .order_by("candidate_id")
+        .values_list("candidate_id", "candidate__problem__text", "candidate__text", "valid")
+    )
+
+
+class EvaluationError(UserError):
     """No judge to evaluate, or nothing to evaluate it on; the message is for the user."""
 
 
@@ -40,9 +55,9 @@ def judge_resolve(*, model: str | int = "active") -> ModelVersion:
     version = modelversion_get(version_id=int(name))
     if version is None:
         raise EvaluationError(f"--model: no model version with id {name}")
-    if version.kind not in JUDGE_KINDS:
+    if version.kind not in judge_kinds():
         raise EvaluationError(
-            f"--model: version {version.pk} is a {version.kind} model, not a judge ({', '.join(JUDGE_KINDS)})"
+            f"--model: version {version.pk} is a {version.kind} model, not a judge ({', '.join(judge_kinds())})"
         )
     return version
 
@@ -63,14 +78,8 @@ def judge_evaluate(*, dataset: Dataset, version: ModelVersion) -> dict[str, Any]
     variant must pass to be handed out (a judge's handout floor; the threshold otherwise).
     EvaluationError when the version is not a judge, cannot be loaded, or there are no gold pairs.
     """
-    from ml.metrics import nest_paraqd_metrics, paraqd_eval
-    from ml.metrics.classification import pr_auc, roc_auc
-
-    from .kinds.judge.service import JudgeError, judge_evaluate_pairs
-    from .kinds.paraqd import ParaQDError, gold_pairs, paraqd_cosines, paraqd_resolve_model
-
-    if version.kind not in JUDGE_KINDS:
-        raise EvaluationError(f"version {version.pk} is a {version.kind} model, not a judge ({', '.join(JUDGE_KINDS)})")
+    if version.kind not in judge_kinds():
+        raise EvaluationError(f"version {version.pk} is a {version.kind} model, not a judge ({', '.join(judge_kinds())})")
     pairs = gold_pairs(dataset=dataset)
     if not pairs:
         raise EvaluationError(
@@ -80,25 +89,19 @@ def judge_evaluate(*, dataset: Dataset, version: ModelVersion) -> dict[str, Any]
     questions, paraphrases = [p[1] for p in pairs], [p[2] for p in pairs]
     labels = [int(bool(p[3])) for p in pairs]
     try:
-        if version.kind == ModelVersion.Kind.PARAQD:
-            raw = paraqd_cosines(model=paraqd_resolve_model(model=version), questions=questions,
-                                 paraphrases=paraphrases)
-            decided_on = raw
-        else:
-            results = judge_evaluate_pairs(version=version, questions=questions, paraphrases=paraphrases)
-            raw = [float(r["raw"]) for r in results]
-            decided_on = [float(r["probability"]) for r in results]
-    except (ParaQDError, JudgeError) as exc:
+        raw, decided_on = get_kind(version.kind).decision_scores(version=version, questions=questions,
+                                                                 paraphrases=paraphrases)
+    except ValueError as exc:  # every kind's user-facing error
         raise EvaluationError(str(exc)) from exc
     threshold = version_threshold(version)
     metrics = nest_paraqd_metrics(paraqd_eval(decided_on, labels, threshold))
     accepted = [y for score, y in zip(decided_on, labels) if score > threshold]
-    floor = handout_floor(version) if version.kind == ModelVersion.Kind.JUDGE else threshold
+    floor = handout_floor(version) if decision_column(version.kind) == "probability" else threshold
     handed = [y for score, y in zip(decided_on, labels) if score > floor]
     return json_safe({
         "dataset": dataset.name,
         "model": {"id": version.pk, "kind": version.kind},
-        "column": DECISION_COLUMN[version.kind],
+        "column": decision_column(version.kind),
         "n": metrics["n"],
         "auc": roc_auc(raw, labels),
         "pr_auc": pr_auc(raw, labels),

@@ -17,12 +17,23 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from .kinds.registry import get_kind, kinds
 from .models import ModelVersion
 
-JUDGE_KINDS = (ModelVersion.Kind.PARAQD, ModelVersion.Kind.JUDGE)
 UNCALIBRATED_COSINE_THRESHOLD = 0.5
-# What a decision compares per kind: ParaQD its cosine, the numeracy-aware judge its probability.
-DECISION_COLUMN = {ModelVersion.Kind.PARAQD: "paraqd", ModelVersion.Kind.JUDGE: "probability"}
+# Before any judge is active the platform reads the packaged encoder's cosine (``Score.paraqd``).
+FALLBACK_KIND, FALLBACK_COLUMN = "paraqd", "paraqd"
+
+
+def judge_kinds() -> tuple[str, ...]:
+    """The registered kinds that judge pairs (``ModelKind.is_judge``)."""
+    return tuple(kind.name for kind in kinds() if kind.is_judge)
+
+
+def decision_column(kind: str) -> str:
+    """What a decision of ``kind`` compares (``ModelKind.decision_column``): ParaQD its cosine,
+    the numeracy-aware judge its calibrated probability."""
+    return get_kind(kind).decision_column or "probability"
 
 
 @dataclass(frozen=True)
@@ -43,7 +54,7 @@ class Decision:
 def decision_version() -> ModelVersion | None:
     """The judge that decides: the active judge-kind version activated last (None before any)."""
     return (
-        ModelVersion.objects.filter(kind__in=JUDGE_KINDS, status=ModelVersion.Status.ACTIVE)
+        ModelVersion.objects.filter(kind__in=judge_kinds(), status=ModelVersion.Status.ACTIVE)
         .order_by("-activated_at", "-id")
         .first()
     )
@@ -60,7 +71,7 @@ def calibration_of(version: ModelVersion | None) -> dict[str, Any] | None:
 def version_threshold(version: ModelVersion | None) -> float:
     """The threshold ``version`` decides at, on its decision column."""
     calibration = calibration_of(version)
-    if version is not None and version.kind == ModelVersion.Kind.PARAQD:
+    if version is not None and decision_column(version.kind) == "paraqd":  # a raw cosine
         if calibration and _finite(calibration.get("cosine_threshold")):
             return float(calibration["cosine_threshold"])
         return UNCALIBRATED_COSINE_THRESHOLD
@@ -72,9 +83,9 @@ def version_threshold(version: ModelVersion | None) -> float:
 def decision() -> Decision:
     version = decision_version()
     if version is None:
-        return Decision(version_id=None, kind=ModelVersion.Kind.PARAQD, column="paraqd",
+        return Decision(version_id=None, kind=FALLBACK_KIND, column=FALLBACK_COLUMN,
                         threshold=UNCALIBRATED_COSINE_THRESHOLD, calibrated=False)
-    return Decision(version_id=version.pk, kind=version.kind, column=DECISION_COLUMN[version.kind],
+    return Decision(version_id=version.pk, kind=version.kind, column=decision_column(version.kind),
                     threshold=version_threshold(version), calibrated=calibration_of(version) is not None)
 
 

@@ -9,7 +9,7 @@ One retrain of ParaQD (the job body :func:`model_retrain_run`, queued by
    ``PARALAB_RETRAIN_HOLDOUT_PERCENT`` % are held out, at least one, and at least one valid and
    one invalid label when a class has two or more. Gold labels of synthesized test pairs are
    never trained on, so they are always held out too.
-2. A candidate version is trained (``modelhub.kinds.paraqd.paraqd_train``, preset
+2. A candidate version is trained by the kind (ParaQD: ``modelhub.kinds.paraqd.paraqd_train``, preset
    ``PARALAB_RETRAIN_PRESET``) on the problems of the datasets those labels belong to, with the
    training gold labels as extra positives/negatives (the ones the active model gets wrong are
    weighted up as hard examples) and without the held-out ones.
@@ -34,30 +34,21 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.utils import timezone
 
-from ml.serialization import json_safe
+from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
-from .models import ModelVersion
-from .selectors import human_gold_labels, modelversion_active, paraqd_threshold
+from .kinds.base import GateMetric
+from .kinds.registry import get_kind
+from .selectors import human_gold_labels, modelversion_active
 from .services import RetrainError, modelversion_activate, modelversion_set_metrics
 
 if TYPE_CHECKING:
     from jobs.models import Job
-    from modelhub.kinds.paraqd import ScoringModel
 
 logger = logging.getLogger("paralab.retrain")
 
 Progress = Callable[..., None]
 
 HOLDOUT_SALT = "paralab-heldout-v1"
-# Ids per re-scoring job: keeps a job's params small on a large corpus.
-RESCORE_CHUNK = 20000
-# (name in the gate report, path in the nested metrics, label for people)
-GATE_METRICS = (
-    ("weighted_f1_hm", ("weighted", "f1_hm"), "weighted F1 (harmonic mean of weighted P and R)"),
-    ("separation", ("separation",), "separation (mean score of valid minus invalid pairs)"),
-)
-
-
 def heldout_bucket(candidate_id: int) -> int:
     """The candidate's bucket in 0..99, fixed by its id: the same pairs are held out on every retrain.
 
@@ -103,8 +94,6 @@ class GoldSplit:
 
 def retrain_gold_split() -> GoldSplit:
     """The annotators' gold labels split into held-out pairs and trainable candidate ids."""
-    from modelhub.kinds.paraqd import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
-
     rows = list(
         human_gold_labels()
         .exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX)
@@ -141,27 +130,6 @@ def retrain_gold_split() -> GoldSplit:
     return split
 
 
-def heldout_metrics(*, model: ScoringModel, pairs: Sequence[GoldPair], threshold: float | None = None) -> dict:
-    """CONTRACT.md's evaluation metrics of ``model`` on ``pairs`` (a class missing from the pairs
-    makes its mean and the separation None)."""
-    from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
-    from ml.paraqd.model import get_scorer
-
-    scorer = get_scorer(model.path, settings.PARALAB_DEVICE)
-    scores = scorer.score([p.question for p in pairs], [p.paraphrase for p in pairs])
-    labels = [int(p.valid) for p in pairs]
-    threshold = paraqd_threshold() if threshold is None else threshold
-    metrics = json_safe(nest_paraqd_metrics(paraqd_eval(scores, labels, threshold)))
-    from ml.metrics.classification import pr_auc, roc_auc
-
-    metrics["auc"] = json_safe(roc_auc([float(s) for s in scores], labels))
-    metrics["pr_auc"] = json_safe(pr_auc([float(s) for s in scores], labels))
-    metrics["threshold"] = threshold
-    # The two score distributions, which /dashboard/ plots when the model has no other evaluation.
-    metrics["histogram"] = score_histogram([float(s) for s in scores], labels)
-    return metrics
-
-
 def _get(metrics: Mapping[str, Any], path: tuple[str, ...]) -> float | None:
     node: Any = metrics
     for key in path:
@@ -186,7 +154,7 @@ def heldout_too_small(heldout: Mapping[str, Any]) -> str | None:
             f"at least {minimum} with both classes")
 
 
-def gate_rule(tolerance: float, metrics: Sequence[tuple[str, tuple[str, ...], str]] = GATE_METRICS) -> str:
+def gate_rule(tolerance: float, metrics: Sequence[GateMetric]) -> str:
     names = " and ".join(label for _, _, label in metrics)
     return (
         f"promote when, on the held-out gold split, the candidate's {names} are each >= the active "
@@ -195,11 +163,12 @@ def gate_rule(tolerance: float, metrics: Sequence[tuple[str, tuple[str, ...], st
 
 
 def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], tolerance: float,
-                   metrics: Sequence[tuple[str, tuple[str, ...], str]] = GATE_METRICS) -> dict[str, Any]:
-    """Whether ``candidate`` may replace ``active`` (nested metrics of both on the same pairs).
+                   metrics: Sequence[GateMetric]) -> dict[str, Any]:
+    """Whether ``candidate`` may replace ``active`` (nested metrics of both on the same pairs),
+    comparing the kind's gate ``metrics`` (higher is better).
 
-    >>> promotion_gate(candidate={"weighted": {"f1_hm": 0.8}, "separation": 0.3},
-    ...                active={"weighted": {"f1_hm": 0.7}, "separation": 0.4}, tolerance=0.0)["promoted"]
+    >>> promotion_gate(candidate={"f1": 0.8, "separation": 0.3}, active={"f1": 0.7, "separation": 0.4},
+    ...                tolerance=0.0, metrics=[("f1", ("f1",), "F1"), ("separation", ("separation",), "sep")])["promoted"]
     False
     """
     checks = []
@@ -223,18 +192,6 @@ def promotion_gate(*, candidate: Mapping[str, Any], active: Mapping[str, Any], t
             "reason": reason}
 
 
-def retrain_rescore_pending(*, version: ModelVersion, user=None) -> list[int]:
-    """Queue scoring jobs for every candidate without a gold label with ``version``; their ids."""
-    from paraphrases.models import Candidate
-    from modelhub.kinds.paraqd import paraqd_score_start
-
-    ids = list(Candidate.objects.filter(gold__isnull=True).order_by("pk").values_list("pk", flat=True))
-    return [
-        paraqd_score_start(candidate_ids=ids[start:start + RESCORE_CHUNK], version=version, user=user).pk
-        for start in range(0, len(ids), RESCORE_CHUNK)
-    ]
-
-
 def _side(kind, version, metrics: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "version": version.pk if version is not None else None,
@@ -250,11 +207,6 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
     registry (``modelhub.kinds``): the kind trains the candidate and measures both sides; the gate,
     activation and the report are the same for every kind. Returns the job's result:
     ``{"kind", "version", "status", "promoted", "gate", "heldout", "rescore_jobs", "training_data"}``."""
-    from modelhub.kinds.paraqd import ParaQDError
-    from paraphrases.scanning import ScanningError
-
-    from .kinds import get_kind
-
     def report(fraction: float, note: str | None = None) -> None:
         if progress:
             progress(fraction, note)
@@ -265,7 +217,7 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
     except ValueError as exc:
         raise RetrainError(str(exc)) from exc
     if not kind.retrainable:
-        raise RetrainError(f"{name}: no generator yet" if name == "stead" else f"{name} is not retrained from labels")
+        raise RetrainError(f"{name}: {kind.not_retrained_reason}")
     split = retrain_gold_split()
     if not split.heldout:
         raise RetrainError("nothing to retrain on: annotators have not agreed on (or staff adjudicated) any label yet")
@@ -289,14 +241,14 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
             reference_metrics = kind.heldout_metrics(version=active, split=split)
             gate = promotion_gate(candidate=candidate_metrics, active=reference_metrics, tolerance=tolerance,
                                   metrics=kind.gate_metrics)
-            if active is None and not getattr(kind, "has_reference", True):
+            first = active is None and not kind.has_reference
+            if first:
                 gate.update(promoted=True, reason=f"no active {name} version to compare with: the first one is promoted")
             too_few = heldout_too_small(heldout)
-            if too_few and not (active is None and not getattr(kind, "has_reference", True)):
+            if too_few and not first:
                 gate.update(promoted=False, reason=too_few + (
                     f"; v{active.pk} stays active" if active is not None else "; the reference model keeps serving"))
-            blocker = getattr(kind, "promotion_blocker", None)
-            reason = blocker(version) if blocker is not None else None
+            reason = kind.promotion_blocker(version)
             if reason:
                 gate.update(promoted=False, reason=reason)
             gate = {
@@ -308,7 +260,7 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
                 "evaluated_at": timezone.now().isoformat(timespec="seconds"),
                 "job": job.pk,
             }
-    except (ParaQDError, ScanningError, ValueError, OSError) as exc:
+    except (ValueError, OSError) as exc:  # every kind's user-facing error is a ValueError
         modelversion_set_metrics(version=version, metrics={"gate": {
             "rule": gate_rule(tolerance, kind.gate_metrics), "promoted": False, "reason": f"evaluation failed: {exc}",
             "job": job.pk,

@@ -2,18 +2,23 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from annotation.models import GoldLabel
+from jobs.models import Job
 
+from .disagreements import disagreeing_gold
+from .judging import version_threshold
+from .kinds.registry import get_kind
+from .kinds.registry import retrainable_kinds as registered_retrainable
 from .models import ModelVersion
 
-if TYPE_CHECKING:
-    from jobs.models import Job
+# Gold labels that come from the platform's own annotators (imported ones are evaluation data).
+HUMAN_GOLD_SOURCES = (GoldLabel.Source.AGREEMENT, GoldLabel.Source.ADJUDICATION)
 
 
 def modelversion_active(*, kind: str) -> ModelVersion | None:
@@ -40,21 +45,12 @@ def modelversion_get(*, version_id: int, kind: str | None = None) -> ModelVersio
 # --- retraining ----------------------------------------------------------------------------------
 def retrainable_kinds() -> tuple[str, ...]:
     """Kinds of the registry (``modelhub.kinds``) that learn from the annotators' labels."""
-    from .kinds import retrainable_kinds as registered
-
-    return registered()
-
-
-# Model kinds retrained from human labels when this module loaded (ParaQD and PAP; STEAD answers
-# "no generator yet"); code that must see kinds registered later calls retrainable_kinds().
-RETRAINABLE_KINDS = retrainable_kinds()
+    return registered_retrainable()
 
 
 def paraqd_threshold() -> float:
     """The threshold the active ParaQD version reads its cosine at (score > threshold: valid): its
     calibrated threshold (``calibrate``), else 0.5 as in the paper."""
-    from .judging import version_threshold
-
     return version_threshold(modelversion_active(kind=ModelVersion.Kind.PARAQD))
 
 
@@ -66,7 +62,7 @@ def modelversion_latest(*, kind: str) -> ModelVersion | None:
 def human_gold_labels(*, since: datetime | None = None) -> QuerySet[GoldLabel]:
     """Gold labels that came from the platform's annotators (agreement or staff adjudication),
     created after ``since`` when given. Imported gold labels are evaluation data, not new evidence."""
-    qs = GoldLabel.objects.filter(source__in=(GoldLabel.Source.AGREEMENT, GoldLabel.Source.ADJUDICATION))
+    qs = GoldLabel.objects.filter(source__in=HUMAN_GOLD_SOURCES)
     if since is not None:
         qs = qs.filter(created_at__gt=since)
     return qs
@@ -80,8 +76,6 @@ def retrain_disagreement_count(*, since: datetime | None = None) -> int:
     which also counts imported gold labels): imported pairs are never trained on, so they must not
     trigger a retrain.
     """
-    from .disagreements import disagreeing_gold
-
     active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
     if active is None:
         return 0
@@ -94,8 +88,6 @@ def retrain_job_in_progress(*, kind: str) -> Job | None:
     A queued job older than the broker's visibility timeout lost its message and never ran: it
     does not block a new retrain (a running one that stopped reporting is failed by the reaper).
     """
-    from jobs.models import Job
-
     lost_before = timezone.now() - timedelta(seconds=settings.PARALAB_TASK_HARD_LIMIT_S + 3600)
     return (
         Job.objects.filter(kind=Job.Kind.RETRAIN, params__model=kind)
@@ -113,8 +105,6 @@ def retrain_trigger(*, kind: str) -> dict[str, Any]:
     counts twice); due when ``new >= threshold`` (``PARALAB_RETRAIN_MIN_NEW``)."""
     last = modelversion_latest(kind=kind)
     since = last.created_at if last is not None else None
-    from .kinds import get_kind
-
     evidence = get_kind(kind).new_evidence(since=since)
     gold, disagreements = evidence["new_gold_labels"], evidence["human_model_disagreements"]
     threshold = int(settings.PARALAB_RETRAIN_MIN_NEW)

@@ -16,17 +16,22 @@ import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from jobs import tasks
+from jobs.models import Job
+from jobs.services import job_create, job_enqueue
+from paralab.errors import Conflict
+from paraphrases.models import IMPORTED_PAIR_PREFIX
 
+from .kinds.registry import get_kind
 from .models import ModelVersion
+from .selectors import human_gold_labels, retrain_job_in_progress, retrain_trigger
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
-
-    from jobs.models import Job
 
 
 def modelversion_create(
@@ -43,8 +48,6 @@ def modelversion_create(
 ) -> ModelVersion:
     """A new ``candidate`` version of ``kind`` (a kind of the registry, ``modelhub.kinds``);
     ValueError for an unknown kind."""
-    from .kinds import get_kind
-
     get_kind(kind)
     return ModelVersion.objects.create(
         kind=kind,
@@ -108,7 +111,7 @@ def modelversion_set_metrics(
 # --- retraining ----------------------------------------------------------------------------------
 
 
-class RetrainError(ValueError):
+class RetrainError(Conflict):
     """A retrain that cannot start or run; the message says why (shown to staff as is)."""
 
 
@@ -151,18 +154,9 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
     disagreements arrived since the last version; RetrainError when annotators have produced no
     gold label at all. ``enqueue=False`` only creates the job (the command runs it itself).
     """
-    from django.conf import settings
-
-    from jobs.models import Job
-    from jobs.services import job_create, job_enqueue
-    from modelhub.kinds.paraqd import IMPORTED_PAIR_PREFIX
-
-    from .selectors import human_gold_labels, retrain_job_in_progress, retrain_trigger
-
-    from .kinds import get_kind
-
-    if not get_kind(kind).retrainable:
-        raise RetrainUnavailable("no generator yet" if kind == "stead" else f"{kind} is not retrained from labels")
+    model_kind = get_kind(kind)
+    if not model_kind.retrainable:
+        raise RetrainUnavailable(model_kind.not_retrained_reason)
     with transaction.atomic():
         _retrain_lock(kind)
         running = retrain_job_in_progress(kind=kind)
@@ -176,9 +170,8 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
                 f"{trigger['threshold']} needed",
                 trigger=trigger,
             )
-        evidence = human_gold_labels().exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX)
-        if kind == "pap":
-            evidence = evidence.filter(candidate__generator__in=("stead", "pap"))
+        evidence = model_kind.learns_from(
+            human_gold_labels().exclude(candidate__generator__startswith=IMPORTED_PAIR_PREFIX))
         if not evidence.exists():
             raise RetrainError(
                 "nothing to retrain on: annotators have not agreed on (or staff adjudicated) any label yet"
@@ -194,7 +187,6 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
             queue="gpu",
         )
         if enqueue:
-
             job_enqueue(job=job, task=tasks.RETRAIN)
     return job
 

@@ -14,9 +14,10 @@ from django.views.decorators.http import require_POST, require_safe
 
 from jobs.views import job_started_message
 
-from .calibration import CalibrationError, calibrate_start
-from .judging import JUDGE_KINDS, calibration_of, decision_version
-from .kinds import get_kind, kinds as registered_kinds
+from .calibration import CalibrationError
+from .calibration_jobs import calibrate_start
+from .judging import calibration_of, decision_version, judge_kinds
+from .kinds.registry import get_kind, kinds as registered_kinds
 from .selectors import (
     model_warnings,
     modelversion_active,
@@ -47,7 +48,7 @@ def model_list_page(request):
             version.reliability_svg = reliability_svg(version.calibration, title=f"v{version.pk} reliability")
             version.warnings = model_warnings(version)
         kinds.append({
-            "judge": kind in JUDGE_KINDS,
+            "judge": kind in judge_kinds(),
             "deciding": deciding if deciding is not None and deciding.kind == kind else None,
             "deciding_warnings": model_warnings(deciding) if deciding is not None and deciding.kind == kind else [],
             "kind": kind,
@@ -117,7 +118,7 @@ def judge_refit_page(request):
 def model_calibrate_page(request, kind: str):
     """Recalibrate the active ``kind`` judge on every dataset's validation pairs (a seconds-long job)."""
     _staff_only(request)
-    if kind not in JUDGE_KINDS:
+    if kind not in judge_kinds():
         raise Http404("Only judges are calibrated.")
     try:
         job = calibrate_start(kind=kind, user=request.user)

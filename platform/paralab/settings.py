@@ -233,6 +233,8 @@ REST_FRAMEWORK = {
     # it appended to X-Forwarded-For. Unset, DRF would take the whole header, which a client writes
     # itself: a new made-up X-Forwarded-For per request would dodge the login limit.
     "NUM_PROXIES": 1 if env_bool("PARALAB_BEHIND_PROXY", False) else 0,
+    # A service's UserError (bad input, a conflict) answers {"detail": message} with its status.
+    "EXCEPTION_HANDLER": "paralab.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "paralab API",
@@ -333,7 +335,7 @@ if "PARALAB_SEQ2SEQ_BASE" not in os.environ and "PARALAB_BART_MODEL" in os.envir
 else:
     # Unset: smollm2, the only offline base that learned to paraphrase within the CPU budget of
     # benchmarks/scanning.py (docs/results/scanning.md), except for the tiny preset, which must
-    # finish in minutes and trains the tiny scratch BART (paraphrases.scanning.scanning_base).
+    # finish in minutes and trains the tiny scratch BART (modelhub.kinds.seq2seq.scanning_base).
     # Hosts with a hub copy can set facebook/bart-base.
     PARALAB_SEQ2SEQ_BASE = env_str("PARALAB_SEQ2SEQ_BASE", "")
 PARALAB_BART_MODEL = PARALAB_SEQ2SEQ_BASE  # deprecated alias for code that still reads it

@@ -18,15 +18,8 @@ from paralab.permissions import IsStaff
 from paralab.schema import ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
 
-from .generation import (
-    DEFAULT_PER_PROBLEM,
-    MAX_PER_PROBLEM,
-    GenerationError,
-    generation_start,
-    generator_catalog,
-    paraphrase_start,
-    paraphrase_variants,
-)
+from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, GenerationError, generation_start, generator_catalog
+from .handout import paraphrase_start, paraphrase_variants
 from modelhub.kinds.judge.service import JudgeError
 from modelhub.kinds.paraqd import ParaQDError
 from .selectors import LABEL_FILTERS, candidate_pages, candidate_row, scores_by_id

@@ -3,6 +3,16 @@ from __future__ import annotations
 
 from django.db import models
 
+# Generator names of candidates that no generator wrote: labelled pairs imported from files
+# ("import:<format>") and ParaQD's synthesized test pairs ("test:<operator>").
+IMPORTED_PAIR_PREFIX = "import:"
+TEST_GENERATOR_PREFIX = "test:"
+# The metrics every generated candidate gets, as the contract and the pages name them.
+METRIC_KEYS = ("S", "D", "N", "PQI", "bleu_div", "wpd")
+# Score columns behind those names.
+SCORE_COLUMNS = {"S": "similarity", "D": "diversity", "N": "numeracy", "PQI": "pqi",
+                 "bleu_div": "bleu_diversity", "wpd": "wpd", "paraqd": "paraqd"}
+
 
 class Candidate(models.Model):
     problem = models.ForeignKey("corpus.Problem", on_delete=models.CASCADE, related_name="candidates")

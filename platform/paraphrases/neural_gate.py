@@ -18,16 +18,16 @@ from django.conf import settings
 from django.utils import timezone
 
 from corpus.models import Problem
-from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from modelhub.services import modelversion_set_metrics
+
+from .generation import GenerationError
+from .handout import paraphrase_variants
 
 def neural_gate_run(*, kind: str, dataset_names: list[str] | None = None) -> dict[str, Any] | None:
     """Measure the active ``kind`` version's handout gate and store it on the version; None when
     no version is active. ``dataset_names``: where the problems come from (default: the version's
     training datasets, else any)."""
-    from .generation import GenerationError, paraphrase_variants
-
     version = modelversion_active(kind=kind)
     if version is None:
         return None
@@ -56,18 +56,3 @@ def neural_gate_run(*, kind: str, dataset_names: list[str] | None = None) -> dic
     }
     modelversion_set_metrics(version=version, metrics={"handout_gate": gate})
     return gate
-
-
-def neural_default_reason(kind: str) -> str | None:
-    """Why the active ``kind`` version is not in the default set (None: it passed its gate)."""
-    version: ModelVersion | None = modelversion_active(kind=kind)
-    if version is None:
-        return "no active version"
-    gate = (version.metrics or {}).get("handout_gate")
-    if not gate:
-        return f"v{version.pk} has no handout gate yet (manage.py neural_gate {kind})"
-    if gate.get("passed"):
-        return None
-    return (f"v{version.pk}: the judge passed {gate['judged_valid']} of its {gate['candidates']} candidates on "
-            f"{gate['problems']} problems ({100 * gate['judged_valid_share']:.0f} %, the default set needs "
-            f"{100 * gate['min_share']:.0f} %)")

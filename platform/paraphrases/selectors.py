@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Count, Exists, F, OuterRef, Q, QuerySet, Subquery
+import math
+from collections import defaultdict
+
+from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models.functions import Cast
 
 from annotation.models import AnnotationItem, GoldLabel
 from corpus.models import Dataset
 from corpus.text import pair_checks
 
-from .models import Candidate, Score
+from .models import METRIC_KEYS, SCORE_COLUMNS, Candidate, Score
 
 LABEL_FILTERS = ("valid", "invalid", "unlabelled", "queued")
 
@@ -244,3 +248,74 @@ def variant_rows(*, dataset: Dataset, threshold: float, chunk_size: int = 2000, 
         if len(problem_ids) < chunk_size:
             return
         last = problem_ids[-1]
+
+
+# --- scores per generator ---------------------------------------------------------------------
+
+
+def latest_scores(*, dataset: Dataset, generator: str | None = None) -> dict[int, dict[str, Any]]:
+    """Per generated candidate of ``dataset``: its newest complete score row (PQI set) as
+    ``{"generator", "S", "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "scorer"}``."""
+    qs = Score.objects.filter(candidate__problem__dataset=dataset, pqi__isnull=False)
+    if generator:
+        qs = qs.filter(candidate__generator=generator)
+    out: dict[int, dict[str, Any]] = {}
+    columns = list(SCORE_COLUMNS.items())
+    for row in qs.order_by("candidate_id", "-id").values(
+        "candidate_id", "candidate__generator", "scorer_version", *[c for _, c in columns]
+    ).iterator(chunk_size=2000):
+        if row["candidate_id"] in out:
+            continue
+        out[row["candidate_id"]] = {"generator": row["candidate__generator"], "scorer": row["scorer_version"],
+                                    **{key: row[column] for key, column in columns}}
+    return out
+
+
+def pqi_by_generator(*, dataset: Dataset, generator: str | None = None) -> dict[str, Any]:
+    """The ``pqi`` command's JSON: per generator, the mean S, D, N, PQI, 1 − BLEU and WPD of its
+    stored candidates (``n`` of them), their PQI spread (standard deviation), and — once humans
+    labelled some — how many have a gold label and the share of those that are valid.
+
+    Aggregated in the database over each candidate's newest complete score (the rows of
+    ``latest_scores``), so a dataset of 500,000 candidates is not read into Python: one grouped
+    statement per (generator, scorer) of sums, counts and sums of squares, combined here."""
+    complete = Score.objects.filter(candidate__problem__dataset=dataset, pqi__isnull=False)
+    if generator:
+        complete = complete.filter(candidate__generator=generator)
+    # The newest complete row of each candidate: no newer complete row of the same candidate. (An
+    # anti-join: 0.7 s at 500,000 candidates, where ``id IN (MAX(id) GROUP BY candidate)`` took 6 s.)
+    newer = Score.objects.filter(candidate_id=OuterRef("candidate_id"), pqi__isnull=False, id__gt=OuterRef("id"))
+    newest = complete.exclude(Exists(newer))
+    columns = {key: SCORE_COLUMNS[key] for key in METRIC_KEYS}
+    sums = {}
+    for key, column in columns.items():
+        sums[f"sum_{key}"] = Sum(Cast(column, FloatField()))
+        sums[f"count_{key}"] = Count(column)
+    groups = (
+        newest.order_by().values("candidate__generator", "scorer_version")
+        .annotate(n=Count("pk"), pqi_squares=Sum(F("pqi") * F("pqi"), output_field=FloatField()),
+                  labelled=Count("candidate__gold"), valid=Count("candidate__gold", filter=Q(candidate__gold__valid=True)),
+                  **sums)
+    )
+    totals: dict[str, dict[str, float]] = {}
+    scorers = set()
+    for row in groups:
+        scorers.add(row["scorer_version"])
+        total = totals.setdefault(row["candidate__generator"], defaultdict(float))
+        for name in ("n", "pqi_squares", "labelled", "valid", *sums):
+            total[name] += row[name] or 0
+    out: dict[str, Any] = {}
+    for name in sorted(totals):
+        total = totals[name]
+        summary: dict[str, Any] = {"n": int(total["n"])}
+        for key in METRIC_KEYS:
+            count = total[f"count_{key}"]
+            summary[key] = round(total[f"sum_{key}"] / count, 4) if count else None
+        mean_pqi = total["sum_PQI"] / total["count_PQI"] if total["count_PQI"] else 0.0
+        variance = max(0.0, total["pqi_squares"] / total["n"] - mean_pqi ** 2) if total["n"] else 0.0
+        summary["PQI_sd"] = round(math.sqrt(variance), 4) if total["n"] > 1 else 0.0
+        labelled, valid = int(total["labelled"]), int(total["valid"])
+        summary["labelled"] = labelled
+        summary["human_valid_share"] = round(valid / labelled, 4) if labelled else None
+        out[name] = summary
+    return {"dataset": dataset.name, "by_generator": out, "scorers": sorted(scorers)}

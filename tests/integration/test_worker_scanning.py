@@ -16,7 +16,7 @@ from jobs.models import Job
 from modelhub.models import ModelVersion
 from paraphrases.generation import generation_start
 from paraphrases.models import Candidate
-from paraphrases.scanning import scanning_train_start
+from modelhub.kinds.seq2seq import scanning_train_start
 from workers.scanning import train_job
 
 from ..platform.paraphrases.tiny_encoder import tiny_encoder_dir

@@ -15,7 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from paralab.errors import UserError
+
 if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
     from jobs.models import Job
     from modelhub.models import ModelVersion
     from modelhub.retraining import GoldSplit
@@ -44,11 +48,24 @@ class TrainRequest:
 
 @runtime_checkable
 class ModelKind(Protocol):
+    """Everything the generic loop (``modelhub.retraining``, ``services``, ``calibration``, the
+    pages) reads from a kind; :class:`KindDefaults` gives the optional members their defaults."""
+
     name: str
     label: str
     queue: str
     retrainable: bool
+    # False: with no active version there is nothing to gate against, and the first is promoted.
+    has_reference: bool
     gate_metrics: tuple[GateMetric, ...]
+    # What ``retrain`` says for a kind that does not learn from labels.
+    not_retrained_reason: str
+    # A judge answers "is this pair valid?" with a score that is calibrated (``raw_scores``);
+    # its decisions compare ``Score.<decision_column>`` with its threshold.
+    is_judge: bool
+    decision_column: str | None
+    # Refitted (seconds) and recalibrated by beat when enough new human gold labels arrived.
+    refits_from_gold: bool
 
     def train(self, request: TrainRequest) -> "ModelVersion":
         """Train (and register) a version."""
@@ -66,6 +83,14 @@ class ModelKind(Protocol):
     def reference_label(self, version: "ModelVersion | None") -> str:
         ...
 
+    def gate_extras(self) -> dict[str, Any]:
+        """What the gate report adds for this kind (ParaQD: the threshold it decided at)."""
+        ...
+
+    def promotion_blocker(self, version: "ModelVersion") -> str | None:
+        """Why ``version`` must not be promoted whatever the gold gate says, or None."""
+        ...
+
     def after_promotion(self, *, version: "ModelVersion", user: Any) -> list[int]:
         """Work queued after a promotion (job ids)."""
         ...
@@ -74,20 +99,36 @@ class ModelKind(Protocol):
         """``{"new_gold_labels", "human_model_disagreements"}`` since the last version."""
         ...
 
+    def learns_from(self, labels: "QuerySet") -> "QuerySet":
+        """The gold labels (a ``GoldLabel`` queryset) this kind can learn from."""
+        ...
 
-class NotRetrainedFromLabels:
-    """The retraining half of :class:`ModelKind` for a kind the retrain loop never runs (STEAD
-    learns from problems alone; the numeracy-aware judge is refitted by ``train_judge``)."""
+    def raw_scores(self, *, version: "ModelVersion", questions: list[str], paraphrases: list[str]) -> list[float]:
+        """A judge's uncalibrated score per pair (what calibration is fitted on)."""
+        ...
 
-    retrainable = False
-    has_reference = False
+    def decision_scores(self, *, version: "ModelVersion", questions: list[str],
+                        paraphrases: list[str]) -> tuple[list[float], list[float]]:
+        """A judge's (raw score, score it decides on) per pair."""
+        ...
+
+
+class NotAJudge(UserError):
+    """Raised by ``raw_scores`` of a kind that does not judge pairs."""
+
+
+class KindDefaults:
+    """Defaults of the optional :class:`ModelKind` members; a kind overrides what it has."""
+
+    has_reference = True
+    is_judge = False
+    decision_column: str | None = None
+    refits_from_gold = False
     gate_metrics: tuple[GateMetric, ...] = ()
 
-    def retrain_candidate(self, *, split, job, progress):
-        raise NotImplementedError(f"{self.name} is not retrained from labels")
-
-    def heldout_metrics(self, *, version, split) -> dict[str, Any]:
-        return {}
+    @property
+    def not_retrained_reason(self) -> str:
+        return f"{self.name} is not retrained from labels"
 
     def reference_label(self, version) -> str:
         return f"v{version.pk}" if version is not None else "none"
@@ -95,8 +136,34 @@ class NotRetrainedFromLabels:
     def gate_extras(self) -> dict[str, Any]:
         return {}
 
+    def promotion_blocker(self, version) -> str | None:
+        return None
+
     def after_promotion(self, *, version, user) -> list[int]:
         return []
+
+    def learns_from(self, labels):
+        return labels
+
+    def raw_scores(self, *, version, questions, paraphrases) -> list[float]:
+        raise NotAJudge(f"{self.name} versions are not judges; only judges are calibrated")
+
+    def decision_scores(self, *, version, questions, paraphrases) -> tuple[list[float], list[float]]:
+        raise NotAJudge(f"{self.name} versions are not judges")
+
+
+class NotRetrainedFromLabels(KindDefaults):
+    """The retraining half of :class:`ModelKind` for a kind the retrain loop never runs (STEAD
+    learns from problems alone; the numeracy-aware judge is refitted by ``train_judge``)."""
+
+    retrainable = False
+    has_reference = False
+
+    def retrain_candidate(self, *, split, job, progress):
+        raise NotImplementedError(f"{self.name} is not retrained from labels")
+
+    def heldout_metrics(self, *, version, split) -> dict[str, Any]:
+        return {}
 
     def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
         return {"new_gold_labels": 0, "human_model_disagreements": 0}

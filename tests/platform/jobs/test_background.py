@@ -154,7 +154,7 @@ class CommandProgressTests(TransactionTestCase):
 
 
 def test_the_tiny_preset_trains_the_tiny_scratch_base_unless_a_base_is_named(settings):
-    from paraphrases.scanning import scanning_base
+    from modelhub.kinds.seq2seq import scanning_base
 
     settings.PARALAB_SEQ2SEQ_BASE = ""  # not set
     assert scanning_base(None, "tiny") == "scratch"

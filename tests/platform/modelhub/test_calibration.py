@@ -15,7 +15,8 @@ from annotation import selectors as annotation_selectors
 from annotation.models import AnnotationItem, GoldLabel
 from corpus.models import Problem
 from jobs.models import Job
-from modelhub.calibration import CalibrationError, pretrained_judge, validation_pairs, version_calibrate
+from modelhub.calibration import CalibrationError, validation_pairs, version_calibrate
+from modelhub.calibration_jobs import pretrained_judge
 from modelhub.judging import decision
 from modelhub.kinds import get_kind
 from modelhub.kinds.judge.service import judge_fluency_lm

@@ -13,7 +13,8 @@ from django.test import TestCase
 from corpus.models import Dataset, Problem
 from ml.metrics import paraqd_eval
 from ml.metrics.classification import pr_auc, roc_auc
-from modelhub.calibration import pretrained_judge, version_calibrate
+from modelhub.calibration import version_calibrate
+from modelhub.calibration_jobs import pretrained_judge
 from modelhub.evaluation import EvaluationError, judge_evaluate
 from modelhub.judging import decision_version, version_threshold
 from modelhub.kinds.judge.service import judge_evaluate_pairs

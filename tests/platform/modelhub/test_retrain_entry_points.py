@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from jobs.models import Job
 from modelhub import retraining
+from modelhub.kinds import paraqd as paraqd_kind
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate, modelversion_create
 
@@ -91,7 +92,7 @@ class RetrainCommandTests(RetrainSetUpMixin, TestCase):
 
     def test_due_it_retrains_here_and_prints_the_version_and_gate(self):
         with self.settings(PARALAB_RETRAIN_MIN_NEW=8), \
-                mock.patch.object(retraining, "heldout_metrics",
+                mock.patch.object(paraqd_kind, "paraqd_heldout_metrics",
                                   side_effect=fake_metrics({"pretrained": (0.5, 0.1), "candidate": (0.6, 0.2)})):
             result = self.call("--model", "paraqd")
         self.assertTrue(result["started"])
@@ -103,7 +104,7 @@ class RetrainCommandTests(RetrainSetUpMixin, TestCase):
         self.assertEqual(result["gate"], version.metrics["gate"])
         # Nothing new since that version: the next run is not due, --force runs anyway.
         self.assertFalse(self.call("--model", "paraqd")["started"])
-        with mock.patch.object(retraining, "heldout_metrics",
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics",
                                side_effect=fake_metrics({f"v{version.pk}": (0.6, 0.2), "candidate": (0.1, 0.2)})):
             forced = self.call("--model", "paraqd", "--force")
         self.assertTrue(forced["started"])
@@ -124,7 +125,7 @@ class RetrainCommandTests(RetrainSetUpMixin, TestCase):
             call_command("retrain", stdout=StringIO())
 
     def test_a_failed_retrain_exits_non_zero_with_the_job_error(self):
-        with mock.patch("ml.paraqd.train_paraqd", side_effect=RuntimeError("disk full")), \
+        with mock.patch("modelhub.kinds.paraqd.training.train_paraqd", side_effect=RuntimeError("disk full")), \
                 self.assertLogs("paralab.jobs", level="ERROR"), \
                 self.assertRaisesMessage(CommandError, "RuntimeError: disk full"):
             call_command("retrain", "--model", "paraqd", "--force", stdout=StringIO())

@@ -10,7 +10,9 @@ from django.test import SimpleTestCase, TestCase
 from annotation.models import GoldLabel
 from jobs.models import Job
 from modelhub import retraining
+from modelhub.kinds import paraqd as paraqd_kind
 from modelhub.models import ModelVersion
+from modelhub.kinds.paraqd.gate import GATE_METRICS
 from modelhub.retraining import heldout_bucket, promotion_gate, retrain_gold_split
 from modelhub.services import RetrainBusy, RetrainError, modelversion_activate, modelversion_create
 from paraphrases.models import Score
@@ -28,7 +30,7 @@ def nested(f1_hm: float, separation: float | None) -> dict:
 
 class PromotionGateTests(SimpleTestCase):
     def test_equal_numbers_pass_the_gate(self):
-        gate = promotion_gate(candidate=nested(0.8, 0.3), active=nested(0.8, 0.3), tolerance=0.0)
+        gate = promotion_gate(candidate=nested(0.8, 0.3), active=nested(0.8, 0.3), tolerance=0.0, metrics=GATE_METRICS)
         self.assertTrue(gate["promoted"])
         self.assertTrue(gate["reason"].startswith("no regression"))
         self.assertEqual([c["passed"] for c in gate["checks"]], [True, True])
@@ -36,22 +38,22 @@ class PromotionGateTests(SimpleTestCase):
     def test_a_regression_on_either_metric_blocks_the_promotion(self):
         for candidate in (nested(0.79, 0.5), nested(0.9, 0.29)):
             with self.subTest(candidate=candidate):
-                gate = promotion_gate(candidate=candidate, active=nested(0.8, 0.3), tolerance=0.0)
+                gate = promotion_gate(candidate=candidate, active=nested(0.8, 0.3), tolerance=0.0, metrics=GATE_METRICS)
                 self.assertFalse(gate["promoted"])
                 self.assertIn("regression", gate["reason"])
                 self.assertEqual(sum(c["passed"] is False for c in gate["checks"]), 1)
 
     def test_the_tolerance_admits_a_small_drop(self):
-        self.assertFalse(promotion_gate(candidate=nested(0.78, 0.3), active=nested(0.8, 0.3), tolerance=0.01)["promoted"])
-        gate = promotion_gate(candidate=nested(0.78, 0.3), active=nested(0.8, 0.3), tolerance=0.05)
+        self.assertFalse(promotion_gate(candidate=nested(0.78, 0.3), active=nested(0.8, 0.3), tolerance=0.01, metrics=GATE_METRICS)["promoted"])
+        gate = promotion_gate(candidate=nested(0.78, 0.3), active=nested(0.8, 0.3), tolerance=0.05, metrics=GATE_METRICS)
         self.assertTrue(gate["promoted"])
         self.assertIn("minus 0.05", gate["rule"])
 
     def test_a_metric_undefined_on_the_split_is_not_compared(self):
-        gate = promotion_gate(candidate=nested(0.8, None), active=nested(0.7, 0.3), tolerance=0.0)
+        gate = promotion_gate(candidate=nested(0.8, None), active=nested(0.7, 0.3), tolerance=0.0, metrics=GATE_METRICS)
         self.assertTrue(gate["promoted"])
         self.assertEqual([c["passed"] for c in gate["checks"]], [True, None])
-        self.assertFalse(promotion_gate(candidate=nested(0.6, None), active=nested(0.7, None), tolerance=0.0)["promoted"])
+        self.assertFalse(promotion_gate(candidate=nested(0.6, None), active=nested(0.7, None), tolerance=0.0, metrics=GATE_METRICS)["promoted"])
 
 
 class HeldOutSplitTests(RetrainSetUpMixin, TestCase):
@@ -145,7 +147,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
     def test_a_worse_candidate_is_not_promoted(self):
         active = self.make_active()
         worse = fake_metrics({f"v{active.pk}": (0.8, 0.3), "candidate": (0.79, 0.3)})
-        with mock.patch.object(retraining, "heldout_metrics", side_effect=worse):
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics", side_effect=worse):
             job = self.run_retrain()
         self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
         self.assertFalse(job.result["promoted"])
@@ -164,7 +166,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
     def test_a_candidate_that_does_not_regress_is_promoted_and_pending_candidates_are_rescored(self):
         active = self.make_active()
         equal = fake_metrics({f"v{active.pk}": (0.8, 0.3), "candidate": (0.8, 0.3)})
-        with mock.patch.object(retraining, "heldout_metrics", side_effect=equal):
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics", side_effect=equal):
             job = self.run_retrain()
         self.assertEqual(job.status, Job.Status.SUCCEEDED, job.error)
         version = ModelVersion.objects.get(pk=job.result["version"])
@@ -183,14 +185,14 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
 
     def test_a_redelivered_retrain_finishes_the_same_version_instead_of_training_again(self):
         active = self.make_active()
-        with mock.patch.object(retraining, "heldout_metrics",
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics",
                                side_effect=fake_metrics({f"v{active.pk}": (0.5, 0.1), "candidate": (0.9, 0.5)})):
             job = self.run_retrain()
         version = ModelVersion.objects.get(pk=job.result["version"])
         self.assertEqual(version.status, "active")
         # The worker died after the promotion, before the job was marked done: the message comes back.
         Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED)
-        with mock.patch("ml.paraqd.train_paraqd", side_effect=AssertionError("must not train again")), \
+        with mock.patch("modelhub.kinds.paraqd.training.train_paraqd", side_effect=AssertionError("must not train again")), \
                 self.captureOnCommitCallbacks(execute=True):
             retrain_job.apply(args=[job.pk])
         job.refresh_from_db()
@@ -201,7 +203,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
 
     def test_a_failure_during_training_leaves_the_active_model_untouched(self):
         active = self.make_active()
-        with mock.patch("ml.paraqd.train_paraqd", side_effect=RuntimeError("out of memory")), \
+        with mock.patch("modelhub.kinds.paraqd.training.train_paraqd", side_effect=RuntimeError("out of memory")), \
                 self.assertLogs("paralab.jobs", level="ERROR"):
             job = self.run_retrain()
         self.assertEqual(job.status, Job.Status.FAILED)
@@ -213,7 +215,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
 
     def test_a_failed_evaluation_fails_the_job_and_keeps_the_candidate_out(self):
         active = self.make_active()
-        with mock.patch.object(retraining, "heldout_metrics", side_effect=ValueError("scores must be finite numbers")):
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics", side_effect=ValueError("scores must be finite numbers")):
             job = self.run_retrain()
         self.assertEqual(job.status, Job.Status.FAILED)
         self.assertIn("could not be evaluated: scores must be finite numbers", job.error)
@@ -227,7 +229,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
 
     def test_an_active_model_whose_files_are_gone_is_not_replaced_blindly(self):
         active = modelversion_activate(version=modelversion_create(kind="paraqd", base_model="x", artifact_path="/gone"))
-        with mock.patch.object(retraining, "heldout_metrics", side_effect=fake_metrics({"candidate": (1.0, 1.0)})):
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics", side_effect=fake_metrics({"candidate": (1.0, 1.0)})):
             job = self.run_retrain()
         self.assertEqual(job.status, Job.Status.FAILED)
         self.assertIn("no model directory", job.error)
@@ -242,7 +244,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
         self.assertEqual(Job.objects.filter(kind=Job.Kind.RETRAIN).count(), 1)
         running.status = Job.Status.SUCCEEDED
         running.save()
-        with mock.patch.object(retraining, "heldout_metrics", side_effect=fake_metrics({"pretrained": (0.5, 0.0),
+        with mock.patch.object(paraqd_kind, "paraqd_heldout_metrics", side_effect=fake_metrics({"pretrained": (0.5, 0.0),
                                                                                         "candidate": (0.4, 0.0)})):
             self.assertEqual(self.run_retrain().status, Job.Status.SUCCEEDED)
 

@@ -22,7 +22,7 @@ from modelhub.kinds.judge.refit import RefitError, judge_refit
 from modelhub.kinds.judge.service import judge_score_candidates
 from modelhub.kinds.judge.shipped import judge_install_shipped
 from modelhub.models import ModelVersion
-from paraphrases.generation import paraphrase_variants
+from paraphrases.handout import paraphrase_variants
 
 from ..corpus.factories import make_candidate, make_dataset, make_gold, make_problem, make_score
 
@@ -117,7 +117,7 @@ class HandoutTests(ShippedJudgeOn, TestCase):
         made = [GeneratedCandidate(text=CLEAN, generator="synonym", prompt=""),
                 GeneratedCandidate(text=BROKEN, generator="synonym", prompt=""),
                 GeneratedCandidate(text=CLEAN.replace("$700", "$900"), generator="synonym", prompt="")]
-        with mock.patch("ml.generation.generate", return_value=(made, {})):
+        with mock.patch("paraphrases.handout.generate", return_value=(made, {})):
             result = paraphrase_variants(text=PROBLEM, k=3, generators=["synonym"])
         texts = [v["text"] for v in result["variants"]]
         self.assertEqual(texts, [CLEAN])
@@ -150,7 +150,7 @@ class JudgeLimitTests(ShippedJudgeOn, TestCase):
         made += [GeneratedCandidate(text=CLEAN.replace("interest,", f"interest (case {i}),"), generator="synonym",
                                     prompt="") for i in range(5)]
         with override_settings(PARALAB_JUDGE_MAX_CANDIDATES=3), \
-                mock.patch("ml.generation.generate", return_value=(made, {})):
+                mock.patch("paraphrases.handout.generate", return_value=(made, {})):
             result = paraphrase_variants(text=PROBLEM, k=3, generators=["reorder", "synonym"])
         self.assertEqual(result["rejected_reasons"].get("not checked"), 3)
         self.assertIn(CLEAN, [v["text"] for v in result["variants"]])  # the lone reorder output was read
@@ -204,7 +204,7 @@ class RefitTests(ShippedJudgeOn, TestCase):
         self.assertNotEqual(load_judge(refit).weights, load_judge(active).weights)
 
     def test_beat_refits_once_enough_new_gold_arrived(self):
-        from modelhub.calibration import recalibrate_check
+        from modelhub.calibration_jobs import recalibrate_check
 
         dataset = make_dataset("beat-gold")
         for i in range(2):

@@ -11,14 +11,10 @@ from django.test import TestCase
 
 from annotation.models import AnnotationItem
 from jobs.models import Job
-from paraphrases.generation import (
-    GENERATED_PURPOSE,
-    GenerationError,
-    generation_run,
-    generation_start,
-    paraphrase_variants,
-    pqi_by_generator,
-)
+from paraphrases.generation import GenerationError, generation_run, generation_start
+from paraphrases.candidates import GENERATED_PURPOSE
+from paraphrases.handout import paraphrase_variants
+from paraphrases.selectors import pqi_by_generator
 from paraphrases.models import Candidate, Score
 from workers.generation import generate_job
 
@@ -102,7 +98,7 @@ class GenerateJobTests(ParaQDSettingsMixin, TestCase):
         self.assertFalse(AnnotationItem.objects.filter(purpose=GENERATED_PURPOSE).exists())
 
     def test_a_failing_problem_is_logged_and_the_rest_go_on(self):
-        from ml import generation as ml_generation
+        from paraphrases import generation as ml_generation
 
         real = ml_generation.generate
         bad = self.problems[1].text

@@ -8,7 +8,8 @@ import statistics
 
 from django.test import TestCase
 
-from paraphrases.generation import METRIC_KEYS, latest_scores, pqi_by_generator
+from paraphrases.models import METRIC_KEYS
+from paraphrases.selectors import latest_scores, pqi_by_generator
 
 from ..corpus.factories import make_candidate, make_dataset, make_gold, make_problems, make_score
 

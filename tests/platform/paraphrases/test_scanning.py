@@ -18,14 +18,9 @@ from corpus.models import Problem
 from jobs.models import Job
 from modelhub.models import ModelVersion
 from paraphrases.models import Candidate, Score
-from paraphrases.scanning import (
-    ScanningError,
-    pap_corpus_build,
-    pap_train_from_corpus,
-    scanning_train_start,
-    stead_train,
-    training_problem_rows,
-)
+from modelhub.kinds.pap import pap_corpus_build, pap_train_from_corpus
+from modelhub.kinds.seq2seq import ScanningError, scanning_train_start, training_problem_rows
+from modelhub.kinds.stead import stead_train
 from modelhub.services import modelversion_set_metrics
 from paraphrases.generation import generation_resources, generator_catalog, generator_names
 from workers.scanning import train_job

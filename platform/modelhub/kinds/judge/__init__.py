@@ -8,16 +8,18 @@ and recalibration follows new gold labels (beat's ``calibrate-check``)."""
 from __future__ import annotations
 
 from ..base import NotRetrainedFromLabels, TrainRequest
+from .service import judge_evaluate_pairs, judge_train
 
 
 class JudgeKind(NotRetrainedFromLabels):
     name = "judge"
     label = "Numeracy-aware judge"
     queue = "cpu"
+    is_judge = True
+    decision_column = "probability"
+    refits_from_gold = True
 
     def train(self, request: TrainRequest):
-        from .service import judge_train
-
         return judge_train(dataset_names=request.dataset_names, max_problems=request.max_problems,
                            activate=request.activate, user=request.user, job=request.job,
                            progress=request.progress, exclude_candidate_ids=request.exclude_candidate_ids,
@@ -25,6 +27,9 @@ class JudgeKind(NotRetrainedFromLabels):
 
     def raw_scores(self, *, version, questions: list[str], paraphrases: list[str]) -> list[float]:
         """The classifier's uncalibrated output (what ``calibrate`` fits on)."""
-        from .service import judge_evaluate_pairs
-
         return [r["raw"] for r in judge_evaluate_pairs(version=version, questions=questions, paraphrases=paraphrases)]
+
+    def decision_scores(self, *, version, questions: list[str], paraphrases: list[str]):
+        """The classifier's raw output and the calibrated probability the judge decides on."""
+        results = judge_evaluate_pairs(version=version, questions=questions, paraphrases=paraphrases)
+        return [float(r["raw"]) for r in results], [float(r["probability"]) for r in results]

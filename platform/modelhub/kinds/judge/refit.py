@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from modelhub.models import ModelVersion
+from paralab.errors import UserError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -28,7 +29,7 @@ MIN_HELDOUT = 20
 DEFAULT_HOLDOUT_PERCENT = 25
 
 
-class RefitError(ValueError):
+class RefitError(UserError):
     """Nothing to refit (no deciding judge, no gold of both classes); the message is for the user."""
 
 
@@ -105,15 +106,13 @@ def judge_refit(
 def _register(judge, *, base: ModelVersion, result: dict[str, Any], user) -> ModelVersion:
     """Save ``judge`` as a new version (a candidate), carrying the base's parameters and calibration
     (with its handout floor) until it is recalibrated."""
-    from modelhub.services import modelversion_create
-
     from .service import judge_save_version
 
     params = {k: v for k, v in (base.params or {}).items() if k != "shipped"}
-    return judge_save_version(judge, lambda: modelversion_create(
-        kind=ModelVersion.Kind.JUDGE, base_model=base.base_model, artifact_path="",
+    return judge_save_version(
+        judge, base_model=base.base_model,
         training_data={**(base.training_data or {}), "gold_refit": result["train"]},
         params={**params, "refit_of": base.pk},
         metrics={"calibration": (base.metrics or {}).get("calibration"), "gate": dict(result)},
-        created_by=user, name=f"judge v{base.pk} refit on {result['train']} gold labels"[:128],
-    ))
+        user=user, name=f"judge v{base.pk} refit on {result['train']} gold labels",
+    )

@@ -9,20 +9,18 @@ test-split problem or a copy of one. The version is calibrated at once on the va
 from __future__ import annotations
 
 import logging
-import shutil
 import time
-import uuid
 from collections.abc import Collection, Iterable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
 
 from modelhub.models import ModelVersion
-from modelhub.services import modelversion_activate, modelversion_create
+from modelhub.artifacts import discard_work, version_register, work_dir
+from modelhub.services import modelversion_activate
+from paralab.errors import UserError
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -34,7 +32,7 @@ KIND = ModelVersion.Kind.JUDGE
 SCORE_BATCH = 256
 
 
-class JudgeError(ValueError):
+class JudgeError(UserError):
     """Bad input or nothing to train on; the message is for the user."""
 
 
@@ -289,14 +287,13 @@ def judge_train(
             training[key] = {"model": stack["model"], "pairs": stack["pairs"],
                              "weights": dict(zip(("classifier", "llm"), stack["weights"])),
                              **{k: stack[k] for k in ("cv_auc", "classifier_auc", "helps") if k in stack}}
-    version = judge_save_version(judge, lambda: modelversion_create(
-        kind=KIND, base_model=settings.PARALAB_SENTENCE_ENCODER, artifact_path="",
+    version = judge_save_version(
+        judge, base_model=settings.PARALAB_SENTENCE_ENCODER,
         training_data={k: v for k, v in snapshot.items() if k != "gold_label_ids"} | {"pairs": len(pairs)},
         params={"encoder_path": encoder_path, "regularisation": regularisation, "method": method,
                 "fluency_lm": lm, "monotone": monotone, "llm": llm if judge.llm else None, "english": english},
-        metrics={"training": training}, job=job, created_by=user,
-        name=f"judge on {', '.join(dataset_names)}"[:128],
-    ))
+        metrics={"training": training}, job=job, user=user, name=f"judge on {', '.join(dataset_names)}",
+    )
     if calibrate:
         try:
             version_calibrate(version=version, method=method, progress=scaled_progress(progress, 0.9, 0.98))
@@ -310,29 +307,17 @@ def judge_train(
     return version
 
 
-def judge_save_version(judge: NumeracyJudge, create) -> ModelVersion:
+def judge_save_version(judge: NumeracyJudge, **row: Any) -> ModelVersion:
     """Save ``judge`` into a fresh version folder (``MODEL_DIR/judge/v<id>-<stamp>``) and register
-    it with ``create()`` (which makes the ``ModelVersion`` row), all or nothing: the folder is
-    written as ``.partial-*`` first and renamed once the row exists; on any failure both go."""
-    root = Path(settings.MODEL_DIR) / KIND
-    root.mkdir(parents=True, exist_ok=True)
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
-    final: Path | None = None
+    it (``row``: the ``version_register`` fields: name, base_model, training_data, params, metrics,
+    job, user), all or nothing (``modelhub.artifacts``)."""
+    partial = work_dir(KIND)
     try:
         judge.save(partial)
-        with transaction.atomic():
-            version = create()
-            final = root / f"v{version.pk}-{stamp}"
-            partial.rename(final)
-            version.artifact_path = str(final)
-            version.save(update_fields=["artifact_path"])
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        if final is not None:
-            shutil.rmtree(final, ignore_errors=True)
+        return version_register(kind=KIND, folder=partial, **row)
+    except BaseException as exc:
+        discard_work(partial, exc, resumable=False)
         raise
-    return version
 
 
 def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersion) -> int:

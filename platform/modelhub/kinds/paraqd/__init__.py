@@ -1,7 +1,6 @@
 """ParaQD, the judge (paper 001), as a model kind.
 
-The kind's modules, each importing Django models (so loaded on first use, not when the registry
-is built):
+The kind's modules (the kind registers in ``ModelhubConfig.ready()``, once every model is loaded):
 
 - ``common``: constants other apps import (``DEFAULT_THRESHOLD``, ``TEST_GENERATOR_PREFIX``...),
   ``ParaQDError``, dataset and encoder lookups;
@@ -24,50 +23,74 @@ from typing import Any
 
 from django.conf import settings
 
-from ..base import GateMetric, Progress, TrainRequest
+from modelhub.calibration import CalibrationError, version_calibrate
+from modelhub.judging import version_threshold
+from modelhub.selectors import HUMAN_GOLD_SOURCES, human_gold_labels, paraqd_threshold, retrain_disagreement_count
+from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
-_EXPORTS = {
-    "common": ("KIND", "PRETRAINED_SCORER", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "SYNTHESIZED_TEST_PURPOSE",
-               "HUMAN_GOLD_SOURCES", "PRESETS", "DEFAULT_THRESHOLD", "SCORE_BATCH", "NOTE_INTERVAL_S", "ParaQDError",
-               "datasets_by_name", "base_encoder_path"),
-    "operators": ("operator_resources", "default_training_operators"),
-    "triplets": ("training_problems", "gold_is_hard", "paraqd_training_triplets"),
-    "training": ("paraqd_train", "paraqd_train_start"),
-    "resolve": ("ScoringModel", "pretrained_model", "paraqd_resolve_model", "paraqd_default_model", "paraqd_cosines"),
-    "scoring": ("paraqd_score_candidates", "paraqd_score_start"),
-    "evaluation": ("gold_pairs", "paraqd_evaluate", "paraqd_evaluate_start"),
-    "synthesis": ("paraqd_synthesize_tests", "paraqd_synthesize_start"),
-}
-_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
-__all__ = ["ParaQDKind", *_MODULE_OF]
+from ..base import GateMetric, KindDefaults, Progress, TrainRequest
+from .common import (  # noqa: F401 - the kind's public names
+    base_encoder_path,
+    datasets_by_name,
+    DEFAULT_THRESHOLD,
+    KIND,
+    NOTE_INTERVAL_S,
+    ParaQDError,
+    PRESETS,
+    PRETRAINED_SCORER,
+    SCORE_BATCH,
+    SYNTHESIZED_TEST_PURPOSE,
+)
+from .operators import (  # noqa: F401 - the kind's public names
+    default_training_operators,
+    operator_resources,
+)
+from .triplets import (  # noqa: F401 - the kind's public names
+    gold_is_hard,
+    paraqd_training_triplets,
+    training_problems,
+)
+from .training import (  # noqa: F401 - the kind's public names
+    paraqd_train,
+    paraqd_train_start,
+)
+from .resolve import (  # noqa: F401 - the kind's public names
+    paraqd_cosines,
+    paraqd_default_model,
+    paraqd_resolve_model,
+    pretrained_judge,
+    pretrained_model,
+    ScoringModel,
+)
+from .scoring import (  # noqa: F401 - the kind's public names
+    paraqd_score_candidates,
+    paraqd_score_start,
+)
+from .gate import GATE_METRICS, paraqd_heldout_metrics, paraqd_rescore_pending
+from .evaluation import (  # noqa: F401 - the kind's public names
+    gold_pairs,
+    paraqd_evaluate,
+    paraqd_evaluate_start,
+)
+from .synthesis import (  # noqa: F401 - the kind's public names
+    paraqd_synthesize_start,
+    paraqd_synthesize_tests,
+)
+
+__all__ = ["ParaQDKind", "GATE_METRICS", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "HUMAN_GOLD_SOURCES", "KIND", "PRETRAINED_SCORER", "SYNTHESIZED_TEST_PURPOSE", "PRESETS", "DEFAULT_THRESHOLD", "SCORE_BATCH", "NOTE_INTERVAL_S", "ParaQDError", "datasets_by_name", "base_encoder_path", "operator_resources", "default_training_operators", "training_problems", "gold_is_hard", "paraqd_training_triplets", "paraqd_train", "paraqd_train_start", "ScoringModel", "pretrained_judge", "pretrained_model", "paraqd_resolve_model", "paraqd_default_model", "paraqd_cosines", "paraqd_score_candidates", "paraqd_score_start", "gold_pairs", "paraqd_evaluate", "paraqd_evaluate_start", "paraqd_synthesize_tests", "paraqd_synthesize_start"]
 
 
-def __getattr__(name: str) -> Any:
-    """The kind's public names, imported from their module on first use."""
-    module = _MODULE_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-class ParaQDKind:
+class ParaQDKind(KindDefaults):
     name = "paraqd"
     label = "ParaQD scorer"
     queue = "gpu"
-    has_reference = True  # a reference to gate against when no version is active
+    has_reference = True  # the pretrained encoder is the reference when no version is active
     retrainable = True
-    gate_metrics: tuple[GateMetric, ...] = (
-        ("weighted_f1_hm", ("weighted", "f1_hm"), "weighted F1 (harmonic mean of weighted P and R)"),
-        ("separation", ("separation",), "separation (mean score of valid minus invalid pairs)"),
-    )
+    is_judge = True
+    decision_column = "paraqd"  # it decides on its cosine
+    gate_metrics: tuple[GateMetric, ...] = GATE_METRICS
 
     def train(self, request: TrainRequest):
-        from .training import paraqd_train
-
         return paraqd_train(
             dataset_names=request.dataset_names, preset=request.preset or "tiny", epochs=request.epochs,
             max_problems=request.max_problems, activate=request.activate, user=request.user, job=request.job,
@@ -83,8 +106,6 @@ class ParaQDKind:
         ))
         # Its own threshold, from the validation pairs and the gold labels of the training part of
         # the split (never the held-out part the gate measures it on).
-        from modelhub.calibration import CalibrationError, version_calibrate
-
         try:
             version_calibrate(version=version, exclude_candidate_ids=split.heldout_ids)
         except CalibrationError:
@@ -93,15 +114,16 @@ class ParaQDKind:
         return version
 
     def _model(self, version):
-        from .resolve import paraqd_resolve_model, pretrained_model
-
         return paraqd_resolve_model(model=version) if version is not None else pretrained_model()
 
     def raw_scores(self, *, version, questions: list[str], paraphrases: list[str]) -> list[float]:
         """The cosines the version's calibration is fitted on (``modelhub.calibration``)."""
-        from .resolve import paraqd_cosines, paraqd_resolve_model
-
         return paraqd_cosines(model=paraqd_resolve_model(model=version), questions=questions, paraphrases=paraphrases)
+
+    def decision_scores(self, *, version, questions: list[str], paraphrases: list[str]):
+        """A ParaQD version decides on its raw cosine."""
+        raw = self.raw_scores(version=version, questions=questions, paraphrases=paraphrases)
+        return raw, raw
 
     def promotion_blocker(self, version) -> str | None:
         """Why ``version`` must not be promoted whatever the gold gate says: it ranks its
@@ -114,26 +136,18 @@ class ParaQDKind:
 
     def heldout_metrics(self, *, version, split) -> dict[str, Any]:
         """Each side at its own calibrated threshold (0.5 for an uncalibrated one)."""
-        from modelhub.judging import version_threshold
-        from modelhub.retraining import heldout_metrics
-
-        return heldout_metrics(model=self._model(version), pairs=split.heldout, threshold=version_threshold(version))
+        return paraqd_heldout_metrics(model=self._model(version), pairs=split.heldout,
+                                      threshold=version_threshold(version))
 
     def reference_label(self, version) -> str:
         return self._model(version).label
 
     def gate_extras(self) -> dict[str, Any]:
-        from modelhub.selectors import paraqd_threshold
-
         return {"threshold": paraqd_threshold()}
 
     def after_promotion(self, *, version, user) -> list[int]:
-        from modelhub.retraining import retrain_rescore_pending
-
-        return retrain_rescore_pending(version=version, user=user)
+        return paraqd_rescore_pending(version=version, user=user)
 
     def new_evidence(self, *, since: datetime | None) -> dict[str, int]:
-        from modelhub.selectors import human_gold_labels, retrain_disagreement_count
-
         return {"new_gold_labels": human_gold_labels(since=since).count(),
                 "human_model_disagreements": retrain_disagreement_count(since=since)}

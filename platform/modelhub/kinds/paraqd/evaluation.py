@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.utils import timezone
@@ -10,8 +11,10 @@ from annotation.models import GoldLabel
 from corpus.models import Dataset
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.serialization import json_safe
+from modelhub.evaluation import gold_pairs
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_set_metrics
 
@@ -20,15 +23,6 @@ from .resolve import paraqd_resolve_model, scorer_for
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
-
-def gold_pairs(*, dataset: Dataset) -> list[tuple[int, str, str, bool]]:
-    """(candidate id, question, paraphrase, valid) for every gold-labelled candidate of ``dataset``."""
-    return list(
-        GoldLabel.objects.filter(candidate__problem__dataset=dataset)
-        .order_by("candidate_id")
-        .values_list("candidate_id", "candidate__problem__text", "candidate__text", "valid")
-    )
-
 
 def paraqd_evaluate(
     *,
@@ -104,6 +98,15 @@ def paraqd_evaluate(
     return result
 
 
+@dataclass(frozen=True)
+class EvaluateRequest(JobRequest):
+    """Evaluate ``model`` (``active``, ``pretrained`` or a version id) on the job's dataset."""
+
+    model: str = "active"
+    threshold: float | None = None
+    include_scores: bool = False
+
+
 def paraqd_evaluate_start(
     *,
     dataset: Dataset,
@@ -119,9 +122,22 @@ def paraqd_evaluate_start(
     if not GoldLabel.objects.filter(candidate__problem__dataset=dataset).exists():
         raise ParaQDError(f"dataset {dataset.name!r} has no gold-labelled pairs to evaluate on")
     job = job_create(
-        kind=Job.Kind.EVALUATE, params={"model": str(model), "threshold": threshold, "include_scores": include_scores},
+        kind=Job.Kind.EVALUATE,
+        params=EvaluateRequest(model=str(model), threshold=threshold, include_scores=include_scores).to_params(),
         dataset=dataset, created_by=user, queue="cpu",
     )
     if enqueue:
         job_enqueue(job=job, task=tasks.PARAQD_EVALUATE)
     return job
+
+
+def paraqd_evaluate_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
+    """The evaluation job's body: CONTRACT.md's metrics JSON of the job's dataset."""
+    if job.dataset is None:
+        raise ParaQDError("the dataset of this evaluation no longer exists")
+    request = EvaluateRequest.from_params(job.params)
+    return paraqd_evaluate(
+        dataset=job.dataset, model=request.model or "active",
+        threshold=None if request.threshold is None else float(request.threshold),
+        include_scores=bool(request.include_scores), progress=progress,
+    )

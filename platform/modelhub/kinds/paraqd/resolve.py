@@ -4,11 +4,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+from django.conf import settings
 
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active, modelversion_get
+from modelhub.services import modelversion_activate, modelversion_create
 
 from .common import KIND, PRETRAINED_SCORER, ParaQDError, base_encoder_path, paraqd_device
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AbstractBaseUser
+
 
 @dataclass(frozen=True)
 class ScoringModel:
@@ -27,7 +35,7 @@ def _version_model(version: ModelVersion) -> ScoringModel:
     if version.kind != KIND:
         raise ParaQDError(f"model version {version.pk} is a {version.kind} model, not a ParaQD scorer")
     if (version.params or {}).get("pretrained"):
-        # The packaged base encoder registered as a version (modelhub.calibration.pretrained_judge).
+        # The packaged base encoder registered as a version (``pretrained_judge`` below).
         path = base_encoder_path((version.params or {}).get("encoder_setting") or version.base_model)
         return ScoringModel(path=path, scorer_version=f"paraqd:v{version.pk}", version=version)
     if not version.artifact_path or not Path(version.artifact_path).is_dir():
@@ -90,3 +98,21 @@ def paraqd_cosines(*, model: ScoringModel, questions: Sequence[str], paraphrases
     if not questions:
         return []
     return [float(c) for c in scorer_for(model).score(list(questions), list(paraphrases))]
+
+
+def pretrained_judge(*, user: AbstractBaseUser | None = None, activate: bool = True) -> ModelVersion:
+    """The packaged base encoder registered as a ParaQD version (once), so a fresh installation has
+    an active judge before anything is trained; activated when no ParaQD version is active."""
+    encoder = settings.PARALAB_SENTENCE_ENCODER
+    version = ModelVersion.objects.filter(kind=KIND, params__pretrained=True,
+                                          base_model=encoder).order_by("id").first()
+    if version is None:
+        version = modelversion_create(
+            kind=KIND, base_model=encoder, artifact_path=base_encoder_path(encoder),
+            training_data={}, params={"pretrained": True, "encoder_setting": encoder}, metrics={},
+            created_by=user, name="paraqd pretrained (the base encoder, untrained)",
+        )
+    active = ModelVersion.objects.filter(kind=KIND, status=ModelVersion.Status.ACTIVE).first()
+    if activate and active is None:
+        version = modelversion_activate(version=version)
+    return version

@@ -2,16 +2,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from corpus.models import Dataset
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from modelhub.models import ModelVersion
+from modelhub.selectors import modelversion_get
 from paraphrases.models import Candidate, Score
 
-from .common import SCORE_BATCH, Progress
+from .common import SCORE_BATCH, ParaQDError, Progress
 from .resolve import default_scoring_model, scorer_for
 
 if TYPE_CHECKING:
@@ -59,6 +62,16 @@ def paraqd_score_candidates(
     return scored
 
 
+@dataclass(frozen=True)
+class ScoreRequest(JobRequest):
+    """Score some candidates (``candidate_ids``) or every candidate of a dataset (``dataset`` id)
+    with a version (``version`` id; None: the active one, else the pretrained encoder)."""
+
+    version: int | None = None
+    dataset: int | None = None
+    candidate_ids: list[int] | None = None
+
+
 def paraqd_score_start(
     *,
     candidate_ids: Iterable[int] | None = None,
@@ -71,12 +84,28 @@ def paraqd_score_start(
 
     if (candidate_ids is None) == (dataset is None):
         raise ValueError("pass either candidate_ids or dataset")
-    params: dict[str, Any] = {"version": version.pk if version else None}
-    if dataset is not None:
-        params["dataset"] = dataset.pk
-    else:
-        params["candidate_ids"] = sorted(set(int(pk) for pk in candidate_ids or ()))
+    request = ScoreRequest(
+        version=version.pk if version else None, dataset=dataset.pk if dataset is not None else None,
+        candidate_ids=None if dataset is not None else sorted(set(int(pk) for pk in candidate_ids or ())))
+    params = {k: v for k, v in request.to_params().items() if v is not None or k == "version"}
     job = job_create(kind=Job.Kind.SCORE, params=params, dataset=dataset, created_by=user, queue="gpu")
     if enqueue:
         job_enqueue(job=job, task=tasks.PARAQD_SCORE)
     return job
+
+
+def paraqd_score_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
+    """The scoring job's body: ``{"scored", "version"}``. Scores are upserted, so a rerun after a
+    lost worker updates the same rows."""
+    request = ScoreRequest.from_params(job.params)
+    version = None
+    if request.version:
+        version = modelversion_get(version_id=request.version)
+        if version is None:
+            raise ParaQDError(f"model version {request.version} no longer exists")
+    if request.dataset is not None:
+        ids = list(Candidate.objects.filter(problem__dataset_id=request.dataset).values_list("pk", flat=True))
+    else:
+        ids = request.candidate_ids or []
+    count = paraqd_score_candidates(candidate_ids=ids, version=version, progress=progress)
+    return {"scored": count, "version": version.pk if version else None}

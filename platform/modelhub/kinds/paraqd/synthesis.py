@@ -17,12 +17,13 @@ from corpus.models import Dataset, Problem
 from corpus.text import text_hash
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
-from paraphrases.models import Candidate
+from paraphrases.models import TEST_GENERATOR_PREFIX, Candidate
 
-from .common import SYNTHESIZED_TEST_PURPOSE, TEST_GENERATOR_PREFIX, ParaQDError, Progress, generation_device, scaled
+from .common import SYNTHESIZED_TEST_PURPOSE, ParaQDError, Progress, generation_device, scaled
 from .operators import OnceUnavailable, apply_or_none
 
 if TYPE_CHECKING:
@@ -187,6 +188,16 @@ def _fallback_positives(text: str, names: Sequence[str], count: int, seed: int, 
     return found
 
 
+@dataclass(frozen=True)
+class SynthesizeRequest(JobRequest):
+    """Synthesize ``per_problem`` test pairs per problem of the job's dataset (see the module)."""
+
+    per_problem: int = 2
+    seed: int = 3407
+    positive_fallback: list[str] = field(default_factory=list)
+    prefer_generators: bool = False
+
+
 def paraqd_synthesize_start(
     *,
     dataset: Dataset,
@@ -202,11 +213,23 @@ def paraqd_synthesize_start(
     if per_problem < 1:
         raise ParaQDError("--per-problem must be at least 1")
     job = job_create(
-        kind=Job.Kind.SYNTHESIZE, params={"per_problem": per_problem, "seed": seed,
-                                          "positive_fallback": list(positive_fallback),
-                                          "prefer_generators": prefer_generators}, dataset=dataset,
+        kind=Job.Kind.SYNTHESIZE,
+        params=SynthesizeRequest(per_problem=per_problem, seed=seed, positive_fallback=list(positive_fallback),
+                                 prefer_generators=prefer_generators).to_params(), dataset=dataset,
         created_by=user, queue="cpu",
     )
     if enqueue:
         job_enqueue(job=job, task=tasks.PARAQD_SYNTHESIZE)
     return job
+
+
+def paraqd_synthesize_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
+    """The synthesis job's body (idempotent: a rerun adds nothing)."""
+    if job.dataset is None:
+        raise ParaQDError("the dataset of this synthesis no longer exists")
+    request = SynthesizeRequest.from_params(job.params)
+    return paraqd_synthesize_tests(
+        dataset=job.dataset, per_problem=int(request.per_problem), seed=int(request.seed),
+        positive_fallback=tuple(request.positive_fallback or ()), prefer_generators=bool(request.prefer_generators),
+        progress=progress,
+    )

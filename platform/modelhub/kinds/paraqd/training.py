@@ -3,23 +3,21 @@ failure leaves the active model as it was."""
 from __future__ import annotations
 
 import logging
-import shutil
 import time
-import uuid
 from collections.abc import Collection, Sequence
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
-from django.utils import timezone
 
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.serialization import json_safe
+from modelhub.artifacts import discard_work, remove_abandoned_partials, version_of_job, version_register, work_dir
 from modelhub.models import ModelVersion
-from modelhub.services import modelversion_activate, modelversion_create
+from modelhub.services import modelversion_activate
 
 from .common import KIND, PRESETS, ParaQDError, Progress, base_encoder_path, datasets_by_name, paraqd_device, scaled
 from .evaluation import gold_pairs
@@ -30,6 +28,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
 logger = logging.getLogger("paralab.paraqd")
+
 
 def _train_config(
     *, preset: str, encoder_path: str, epochs: int | None, time_budget_s: float | None, seed: int = 3407,
@@ -60,23 +59,6 @@ def _train_config(
         return factory(**overrides)
     except ValueError as exc:
         raise ParaQDError(str(exc)) from exc
-
-
-def _model_root() -> Path:
-    return Path(settings.MODEL_DIR) / KIND
-
-
-def _remove_abandoned_partials(root: Path) -> None:
-    """Delete partial training folders older than the longest a task may run: their worker was
-    killed (a failure inside Python deletes its own folder)."""
-    cutoff = time.time() - settings.PARALAB_TASK_HARD_LIMIT_S - 600
-    for folder in root.glob(".partial-*"):
-        try:
-            if folder.stat().st_mtime < cutoff:
-                shutil.rmtree(folder, ignore_errors=True)
-                logger.info("removed abandoned partial model folder %s", folder)
-        except FileNotFoundError:
-            pass
 
 
 def paraqd_train(
@@ -123,13 +105,12 @@ def paraqd_train(
 
     started = time.monotonic()
 
-    if job is not None:
-        # A rerun of a job whose worker was lost after registering the version: finish, don't retrain.
-        done = ModelVersion.objects.filter(job=job, kind=KIND).first()
-        if done is not None and done.artifact_path and Path(done.artifact_path).is_dir():
-            if progress:
-                progress(1.0, f"version {done.pk} was already trained by this job")
-            return modelversion_activate(version=done) if activate else done
+    # A rerun of a job whose worker was lost after registering the version: finish, don't retrain.
+    done = version_of_job(KIND, job)
+    if done is not None:
+        if progress:
+            progress(1.0, f"version {done.pk} was already trained by this job")
+        return modelversion_activate(version=done) if activate else done
     datasets = datasets_by_name(dataset_names)
     eval_pairs = None
     if eval_dataset_name:
@@ -183,12 +164,8 @@ def paraqd_train(
             raise ParaQDError(f"the time budget of {time_budget_s:g} s was used up building the triplets")
         config = config.replace(time_budget_s=left)
 
-    root = _model_root()
-    root.mkdir(parents=True, exist_ok=True)
-    _remove_abandoned_partials(root)
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    partial = root / f".partial-{stamp}-{uuid.uuid4().hex[:8]}"
-    final: Path | None = None
+    remove_abandoned_partials(KIND)
+    partial = work_dir(KIND)
     try:
         result = train_paraqd(config, triplets, partial, progress=scaled(progress, 0.3, 0.95), eval_pairs=eval_pairs)
         summary = result.summary()
@@ -215,22 +192,13 @@ def paraqd_train(
             },
         }
         params = {**json_safe(config.to_dict()), "preset": preset, "encoder_setting": encoder_name}
-        with transaction.atomic():
-            version = modelversion_create(
-                kind=KIND, base_model=encoder_name, artifact_path="", training_data=snapshot, params=params,
-                metrics=metrics, job=job, created_by=user,
-                name=f"paraqd {preset} on {', '.join(d.name for d in datasets)}"[:128],
-            )
-            final = root / f"v{version.pk}-{stamp}"
-            partial.rename(final)
-            version.artifact_path = str(final)
-            version.save(update_fields=["artifact_path"])
-            if activate and not result.ranks_worse_than_base:
-                version = modelversion_activate(version=version)
-    except BaseException:
-        shutil.rmtree(partial, ignore_errors=True)
-        if final is not None:  # renamed, then the transaction failed: the row is gone, so is the folder
-            shutil.rmtree(final, ignore_errors=True)
+        version = version_register(
+            kind=KIND, folder=partial, base_model=encoder_name, training_data=snapshot, params=params,
+            metrics=metrics, job=job, user=user, name=f"paraqd {preset} on {', '.join(d.name for d in datasets)}",
+            activate=activate and not result.ranks_worse_than_base,
+        )
+    except BaseException as exc:
+        discard_work(partial, exc, resumable=False)
         raise
     if progress:
         worse = (f"; not activated: validation AUC {result.best_validation_auc:.4f} is below the base's "
@@ -238,6 +206,24 @@ def paraqd_train(
         progress(1.0, f"version {version.pk} ({version.status}) at {version.artifact_path}{worse}")
     logger.info("trained ParaQD version %s on %s in %.1f s", version.pk, [d.name for d in datasets], result.seconds)
     return version
+
+
+@dataclass(frozen=True)
+class ParaQDTrainRequest(JobRequest):
+    """One ParaQD training run (``paraqd_train``'s options that a job carries)."""
+
+    model: str = KIND
+    datasets: list[str] = field(default_factory=list)
+    preset: str = "tiny"
+    epochs: int | None = None
+    max_problems: int | None = None
+    activate: bool = False
+    encoder: str | None = None
+    time_budget_s: float | None = None
+    config_overrides: dict[str, Any] = field(default_factory=dict)
+    balance_datasets: bool = False
+    include_imported_pairs: bool = False
+    eval_dataset: str | None = None
 
 
 def paraqd_train_start(
@@ -271,12 +257,12 @@ def paraqd_train_start(
         raise ParaQDError("--max-problems must be at least 1")
     job = job_create(
         kind=Job.Kind.TRAIN,
-        params={
-            "model": KIND, "datasets": [d.name for d in datasets], "preset": preset, "epochs": epochs,
-            "max_problems": max_problems, "activate": activate, "encoder": encoder, "time_budget_s": time_budget_s,
-            "config_overrides": overrides, "balance_datasets": balance_datasets,
-            "include_imported_pairs": include_imported_pairs, "eval_dataset": eval_dataset_name,
-        },
+        params=ParaQDTrainRequest(
+            datasets=[d.name for d in datasets], preset=preset, epochs=epochs, max_problems=max_problems,
+            activate=activate, encoder=encoder, time_budget_s=time_budget_s, config_overrides=overrides,
+            balance_datasets=balance_datasets, include_imported_pairs=include_imported_pairs,
+            eval_dataset=eval_dataset_name,
+        ).to_params(),
         dataset=datasets[0],
         created_by=user,
         queue="gpu",
@@ -284,6 +270,25 @@ def paraqd_train_start(
     if enqueue:
         job_enqueue(job=job, task=tasks.PARAQD_TRAIN)
     return job
+
+
+def paraqd_train_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
+    """The training job's body: ``{"version", "status", "path", "metrics", "training_data"}``."""
+    request = ParaQDTrainRequest.from_params(job.params)
+    version = paraqd_train(
+        dataset_names=request.datasets, preset=request.preset or "tiny", epochs=request.epochs,
+        max_problems=request.max_problems, activate=bool(request.activate), user=job.created_by, job=job,
+        progress=progress, encoder=request.encoder or None, time_budget_s=request.time_budget_s,
+        config_overrides=request.config_overrides or None, balance_datasets=bool(request.balance_datasets),
+        include_imported_pairs=bool(request.include_imported_pairs), eval_dataset_name=request.eval_dataset or None,
+    )
+    return {
+        "version": version.pk,
+        "status": version.status,
+        "path": version.artifact_path,
+        "metrics": version.metrics,
+        "training_data": {k: v for k, v in version.training_data.items() if k != "gold_label_ids"},
+    }
 
 
 def hold_out_validation(triplets: list, *, share: float, seed: int) -> tuple[list, list[tuple[str, str, int]], int]:

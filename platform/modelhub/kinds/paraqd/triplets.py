@@ -16,13 +16,10 @@ from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
 from modelhub.disagreements import gold_disagrees
 from modelhub.judging import version_threshold
-from modelhub.selectors import modelversion_active
-from paraphrases.models import Score
+from modelhub.selectors import HUMAN_GOLD_SOURCES, modelversion_active
+from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX, Score
 
-from .common import (
-    DEFAULT_THRESHOLD, HUMAN_GOLD_SOURCES, IMPORTED_PAIR_PREFIX, KIND, TEST_GENERATOR_PREFIX, ParaQDError, Progress,
-    scaled,
-)
+from .common import DEFAULT_THRESHOLD, KIND, ParaQDError, Progress, scaled
 from .operators import apply_or_none, default_training_operators, operator_resources
 
 if TYPE_CHECKING:

@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
 from jobs.models import Job
-from modelhub.calibration import METHODS, CalibrationError, calibrate_start
+from modelhub.calibration import METHODS, CalibrationError
+from modelhub.calibration_jobs import calibrate_start
 from modelhub.kinds.paraqd import ParaQDError
 from modelhub.models import ModelVersion
 from paraphrases.management.commands._jobs import run_job_here

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any, TextIO
+from typing import TextIO
 
 from django.core.management.base import CommandError
 from django.db import connections

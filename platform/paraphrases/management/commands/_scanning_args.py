@@ -47,7 +47,7 @@ class TrainGeneratorCommand(BaseCommand):
                             help="stop training after this many seconds (the model is still saved)")
 
     def handle(self, *args, dataset, preset, base, max_problems, activate, max_seconds, **options) -> None:
-        from paraphrases.scanning import ScanningError, scanning_train_start
+        from modelhub.kinds.seq2seq import ScanningError, scanning_train_start
 
         from ._jobs import run_job_here
 

@@ -6,7 +6,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from paraphrases.generation import NEURAL_KINDS
+from paraphrases.candidates import NEURAL_KINDS
 from paraphrases.neural_gate import neural_gate_run
 
 

@@ -5,7 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.generation import DEFAULT_SELECTOR, GenerationError, paraphrase_variants
+from paraphrases.generation import DEFAULT_SELECTOR, GenerationError
+from paraphrases.handout import paraphrase_variants
 from modelhub.kinds.judge.service import JudgeError
 from modelhub.kinds.paraqd import ParaQDError
 

@@ -5,7 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.generation import pqi_by_generator
+from paraphrases.selectors import pqi_by_generator
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
 
 

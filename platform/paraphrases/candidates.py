@@ -1,0 +1,108 @@
+"""Writes of generated candidates: the ``Candidate`` rows (unique per problem, generator and text)
+with their ``Score`` rows upserted (and the deciding judge's probability), and the annotation
+queue. A rerun rewrites the same rows."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from annotation.models import AnnotationItem
+from annotation.selectors import dataset_sizes_forget
+from corpus.models import Dataset
+from corpus.text import text_hash
+from modelhub.calibration import calibrated_probabilities
+from modelhub.judging import decision_version
+from modelhub.kinds.judge.service import KIND as JUDGE_KIND
+from modelhub.kinds.judge.service import judge_score_candidates, judge_store_scores
+from modelhub.selectors import modelversion_active
+
+from .models import SCORE_COLUMNS, Candidate, Score
+from .selection import Judged, ScoredCandidate
+
+if TYPE_CHECKING:
+    from modelhub.kinds.paraqd import ScoringModel
+
+GENERATED_PURPOSE = "generated"
+NEURAL_KINDS = ("stead", "pap")  # trained generators: their candidates point at the version that wrote them
+
+
+def _score_row(candidate_id: int, model: ScoringModel, scores: dict[str, float]) -> Score:
+    return Score(
+        candidate_id=candidate_id, scorer_version=model.scorer_version, model_version=model.version,
+        **{column: float(scores[key]) for key, column in SCORE_COLUMNS.items()},
+    )
+
+
+def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: ScoringModel,
+                     judged: Judged | None = None) -> list[int]:
+    """Candidate ids of ``scored`` (created when new), with their Score rows upserted (the deciding
+    judge's too: from ``judged`` when it already read them, else computed now)."""
+    ids = []
+    for item in scored:
+        candidate, _ = Candidate.objects.get_or_create(
+            problem_id=problem_id, generator=item.generator, text_hash=text_hash(item.text),
+            defaults={"text": item.text, "prompt": item.prompt[:128],
+                      "metadata": {"generation": True, **_json_meta(item.meta)}},
+        )
+        ids.append(candidate.pk)
+    neural = {item.generator for item in scored} & set(NEURAL_KINDS)
+    if neural:
+        for kind in neural:
+            version = modelversion_active(kind=kind)
+            if version is not None:
+                Candidate.objects.filter(pk__in=[pk for pk, item in zip(ids, scored) if item.generator == kind],
+                                         model_version__isnull=True).update(model_version=version)
+    if scored:
+        rows = [_score_row(pk, model, item.scores) for pk, item in zip(ids, scored)]
+        # The calibrated probability of the scoring version (modelhub.calibration), beside σ.
+        for row, probability in zip(rows, calibrated_probabilities(version=model.version,
+                                                                   scores=[r.paraqd for r in rows])):
+            row.probability = probability
+        Score.objects.bulk_create(
+            rows, update_conflicts=True, unique_fields=["candidate", "scorer_version"],
+            update_fields=["model_version", "probability", *SCORE_COLUMNS.values()],
+        )
+        if judged is not None and judged.results is not None:
+            read = [(pk, r) for pk, r in zip(ids, judged.results) if r is not None]
+            judge_store_scores(candidate_ids=[pk for pk, _ in read], version=judged.version,
+                               results=[r for _, r in read])
+        else:
+            _judge_if_deciding(ids)
+    return ids
+
+
+def _judge_if_deciding(candidate_ids: Sequence[int]) -> None:
+    """When the numeracy-aware judge makes the decisions (``modelhub.judging``), it scores new
+    candidates too, so the queue and the variants export can read its probability."""
+    judge = decision_version()
+    if judge is not None and judge.kind == JUDGE_KIND:
+        judge_score_candidates(candidate_ids=candidate_ids, version=judge)
+
+
+def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool)) or v is None}
+
+
+def candidates_queue(dataset: Dataset, candidate_ids: Sequence[int], batch_size: int = 2000) -> int:
+    """Queue the candidates that have no annotation item yet; returns how many were queued.
+
+    In batches (two statements per batch, not two per candidate: a generation run over a large
+    bank queues hundreds of thousands). ``ignore_conflicts`` keeps a candidate another job queued
+    in between from failing the batch; the count is of rows the batch really inserted."""
+    created = 0
+    ids = list(dict.fromkeys(candidate_ids))
+    for start in range(0, len(ids), batch_size):
+        batch = ids[start:start + batch_size]
+        queued = set(AnnotationItem.objects.filter(candidate_id__in=batch).values_list("candidate_id", flat=True))
+        fresh = [pk for pk in batch if pk not in queued]
+        if not fresh:
+            continue
+        AnnotationItem.objects.bulk_create(
+            [AnnotationItem(dataset=dataset, candidate_id=pk, purpose=GENERATED_PURPOSE,
+                            required_labels=dataset.labels_per_item) for pk in fresh],
+            ignore_conflicts=True,
+        )
+        created += AnnotationItem.objects.filter(candidate_id__in=fresh, dataset=dataset).count()
+    if created:
+        dataset_sizes_forget(dataset.pk)  # bulk_create sends no post_save
+    return created

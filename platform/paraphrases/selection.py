@@ -1,0 +1,147 @@
+"""Scoring and choosing among a problem's candidates, shared by the ``generate`` job, the
+``paraphrase`` handout and PAP's parallel corpus: S, D, N, PQI per candidate (σ from the scoring
+model's cosine), then generate → judge → keep what passes the deciding judge's handout floor →
+diversify among the survivors (PAMMR by default, σ replaced by the judge's probability)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from django.conf import settings
+
+from ml.metrics import paraphrase_scores_many
+from ml.metrics.pqi import pqi
+from ml.selection import SelectionCandidate, select
+from ml.text.number_mentions import number_signature
+from modelhub.judging import decision_version, handout_floor, version_threshold
+from modelhub.kinds.judge.service import judge_evaluate_pairs
+from modelhub.kinds.judge.service import KIND as JUDGE_KIND
+from modelhub.kinds.paraqd import paraqd_cosines
+
+if TYPE_CHECKING:
+    from ml.generation import GeneratedCandidate
+
+    from modelhub.kinds.paraqd import ScoringModel
+
+
+@dataclass
+class ScoredCandidate:
+    text: str
+    generator: str
+    prompt: str
+    meta: dict[str, Any]
+    scores: dict[str, float]
+
+
+def candidates_score(original: str, generated: Sequence[GeneratedCandidate], model: ScoringModel) -> list[ScoredCandidate]:
+    """``generated`` rewrites of ``original`` with S, D, N, PQI (σ from ``model``'s cosine)."""
+    texts = [g.text for g in generated]
+    cosines = paraqd_cosines(model=model, questions=[original] * len(texts), paraphrases=texts)
+    scores = paraphrase_scores_many(original, texts, cosines, spacy_model=settings.PARALAB_SPACY_MODEL)
+    return [ScoredCandidate(g.text, g.generator, g.prompt, dict(g.meta), s) for g, s in zip(generated, scores)]
+
+
+def select_indices(selector: str, original: str, scored: Sequence[ScoredCandidate], k: int, *, equation: str = "",
+            model: ScoringModel | None = None) -> list[int]:
+    """Indices of the selected candidates, in selection order. The ``mwp`` selector's validity
+    test reads ``model``'s calibrated cosine threshold (``modelhub.judging``), 0.5 without one."""
+    if not scored or selector == "none":
+        return []
+    pool = [SelectionCandidate(text=s.text, scores=s.scores, prompt=s.prompt, generator=s.generator) for s in scored]
+    options: dict[str, Any] = {}
+    if selector == "mwp" and equation.strip():
+        options["equation_numbers"] = set(number_signature(equation))
+    if selector == "mwp" and model is not None and model.version is not None:
+        options["threshold"] = version_threshold(model.version)
+    return list(select(selector, original, pool, k=k, **options))
+
+
+@dataclass
+class Judged:
+    """What the deciding judge made of a problem's candidates: the picks (indices into the scored
+    list, selection order), the judge's per-candidate results (None when ParaQD decides), which
+    passed the handout floor, and why the others were rejected (the check that counts most against
+    each, counted)."""
+
+    picks: list[int]
+    results: list[dict[str, Any]] | None
+    passed: list[int]
+    rejected_reasons: dict[str, int]
+    version: Any = None
+    floor: float | None = None
+
+
+def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k: int, *, equation: str = "",
+                   model: ScoringModel | None = None, limit: int = 0) -> Judged:
+    """Generate → judge → keep what passes the floor → diversify among the survivors.
+
+    With a numeracy-aware judge deciding, each candidate's ``scores["valid_probability"]`` is set,
+    only candidates above the version's handout floor stay in the pool (a rejected one is counted
+    under the check that counts most against it), and the selector sees σ
+    replaced by that probability (PQI recomputed with it). With ParaQD deciding, every candidate
+    is in the pool and the selector sees the paper's scores. ``limit``: see :func:`judge_verdicts`."""
+    verdicts = judge_verdicts(original, scored, limit)
+    if verdicts is None:
+        picks = select_indices(selector, original, scored, k, equation=equation, model=model)
+        return Judged(picks=picks, results=None, passed=list(range(len(scored))), rejected_reasons={})
+    version, floor, results = verdicts
+    passed, reasons = [], {}
+    for i, result in enumerate(results):
+        if result is None:  # over the judge's per-problem limit
+            reasons["not checked"] = reasons.get("not checked", 0) + 1
+            continue
+        scored[i].scores["valid_probability"] = result["probability"]
+        if result["probability"] > floor:
+            passed.append(i)
+            continue
+        reason = result.get("objection") or "low probability"
+        reasons[reason] = reasons.get(reason, 0) + 1
+    survivors = [probability_as_sigma(scored[i]) for i in passed]
+    picks = [passed[j] for j in select_indices(selector, original, survivors, k, equation=equation, model=model)]
+    return Judged(picks=picks, results=results, passed=passed, rejected_reasons=reasons, version=version,
+                   floor=floor)
+
+
+def judge_verdicts(text: str, scored: Sequence[ScoredCandidate], limit: int = 0):
+    """(deciding judge version, its handout floor, its per-candidate results) when a numeracy-aware
+    judge decides (``modelhub.judging``), else None (ParaQD decides: no probability to gate on).
+
+    With ``limit``, the judge reads at most that many candidates (its fluency LM is most of the
+    cost; ``paraphrase`` answers while someone waits), taken round-robin over the generators so that
+    every generator is represented; the others get None and are not handed out ("not checked")."""
+    version = decision_version()
+    if version is None or version.kind != JUDGE_KIND or not scored:
+        return None
+    chosen = round_robin(scored, limit)
+    judged = judge_evaluate_pairs(version=version, questions=[text] * len(chosen),
+                                  paraphrases=[scored[i].text for i in chosen])
+    results: list[dict[str, Any] | None] = [None] * len(scored)
+    for i, result in zip(chosen, judged):
+        results[i] = result
+    return version, handout_floor(version), results
+
+
+def round_robin(scored: Sequence[ScoredCandidate], limit: int) -> list[int]:
+    """Indices of up to ``limit`` candidates, one generator after another in turn (each generator's
+    candidates in the order it made them); all of them when ``limit`` is 0 or not exceeded."""
+    if not limit or len(scored) <= limit:
+        return list(range(len(scored)))
+    queues: dict[str, list[int]] = {}
+    for i, item in enumerate(scored):
+        queues.setdefault(item.generator, []).append(i)
+    picked: list[int] = []
+    while len(picked) < limit:
+        for queue in queues.values():
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return sorted(picked)
+
+
+def probability_as_sigma(item: ScoredCandidate) -> ScoredCandidate:
+    """A copy whose σ (``S``) is the judge's probability, with PQI recomputed (paper weights:
+    σ^0.5 · δ^0.25 · ν^0.25), so that selection prefers what the judge believes valid."""
+    scores = dict(item.scores)
+    scores["S"] = min(1.0, max(0.0, float(scores["valid_probability"])))
+    scores["PQI"] = pqi(scores["S"], min(1.0, max(0.0, scores["D"])), min(1.0, max(0.0, scores["N"])))
+    return ScoredCandidate(item.text, item.generator, item.prompt, item.meta, scores)
