@@ -1,4 +1,7 @@
 from django.apps import AppConfig
+from django.db.backends.signals import connection_created
+
+from paralab.celery import log_execution_mode
 
 
 def _sqlite_wal(sender, connection, **kwargs) -> None:
@@ -14,9 +17,5 @@ class ParalabConfig(AppConfig):
     verbose_name = "paralab"
 
     def ready(self) -> None:
-        from django.db.backends.signals import connection_created
-
-        from paralab.celery import log_execution_mode
-
         connection_created.connect(_sqlite_wal, dispatch_uid="paralab-sqlite-wal")
         log_execution_mode()

@@ -11,6 +11,7 @@ import logging
 import os
 
 from celery import Celery
+from django.conf import settings
 from kombu import Queue
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paralab.settings")
@@ -33,8 +34,6 @@ app.conf.task_routes = {
 
 def log_execution_mode() -> None:
     if app.conf.task_always_eager:
-        from django.conf import settings
-
         logger.info("CELERY_BROKER_URL is not set: tasks run in this process (embedded default, "
                     "PARALAB_JOB_RUNNER=%s)", settings.PARALAB_JOB_RUNNER)
     else:

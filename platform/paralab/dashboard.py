@@ -20,7 +20,14 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_safe
 
+from annotation.coverage import dataset_coverage, judged_gold
+from annotation.selectors import current_decision, dataset_agreement, dataset_progress, disagreement_summary
 from corpus.models import Dataset
+from modelhub.judging import decision_version
+from modelhub.models import ModelVersion
+from modelhub.selectors import model_warnings, modelversion_active, modelversion_list, paraqd_threshold
+from paraphrases.generation import pqi_by_generator
+from paraphrases.models import Candidate
 
 DISAGREEMENTS_SHOWN = 25
 # Annotator pairs per agreement table (those sharing the most items); the API lists them all.
@@ -166,9 +173,6 @@ def _url(name: str, default: str = "") -> str:
 
 
 def _model_context(dataset: Dataset) -> dict[str, Any]:
-    from modelhub.models import ModelVersion
-    from modelhub.selectors import modelversion_active, modelversion_list, paraqd_threshold
-
     active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
     latest = modelversion_list(kind=ModelVersion.Kind.PARAQD).first()
     evaluation = None
@@ -204,8 +208,6 @@ def _model_context(dataset: Dataset) -> dict[str, Any]:
 
 
 def _active(kind: str):
-    from modelhub.selectors import modelversion_active
-
     return modelversion_active(kind=kind)
 
 
@@ -214,8 +216,6 @@ def _large(dataset: Dataset) -> bool:
 
 
 def _summaries_key(dataset: Dataset) -> str:
-    from annotation.selectors import current_decision
-
     judge = current_decision()
     # The deciding judge and its threshold are in the key: a new version or a recalibration shows at once.
     # v2: the summaries carry judged_gold (an entry written before it would lack it).
@@ -223,10 +223,6 @@ def _summaries_key(dataset: Dataset) -> str:
 
 
 def _compute_summaries(dataset: Dataset) -> dict[str, Any]:
-    from annotation.coverage import judged_gold
-    from annotation.selectors import dataset_agreement, disagreement_summary
-    from paraphrases.generation import pqi_by_generator
-
     return {
         "agreement": dataset_agreement(dataset=dataset, pairs_limit=AGREEMENT_PAIRS_SHOWN),
         "human_human": disagreement_summary(dataset=dataset, kind="human_human", limit=DISAGREEMENTS_SHOWN),
@@ -276,9 +272,6 @@ def dashboard_page(request):
     """Staff only (403 for annotators, like /jobs/). ``?dataset=ID`` picks the dataset."""
     if not request.user.is_staff:
         raise PermissionDenied("The dashboard is for staff.")
-    from annotation.coverage import dataset_coverage
-    from annotation.selectors import current_decision, dataset_progress
-
     datasets = list(Dataset.objects.order_by("name"))
     requested = request.GET.get("dataset", "")
     dataset = next((d for d in datasets if str(d.pk) == requested), None)
@@ -310,8 +303,6 @@ def dashboard_page(request):
             **_model_context(dataset),
         })
         context.update({"pqi": pqi, "pqi_plot": pqi_plot_svg(pqi["by_generator"])})
-        from paraphrases.models import Candidate
-
         context["scanning"] = {
             "stead": _active("stead"), "pap": _active("pap"),
             "corpus": Candidate.objects.filter(generator="stead").exclude(selected_by="").count(),
@@ -321,7 +312,4 @@ def dashboard_page(request):
 
 def _deciding_warnings() -> list[str]:
     """The deciding model's warnings (below chance or below its base; ``model_warnings``)."""
-    from modelhub.judging import decision_version
-    from modelhub.selectors import model_warnings
-
     return model_warnings(decision_version())

@@ -26,20 +26,27 @@ from datetime import timedelta
 from importlib import resources
 from typing import Literal
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import AnnotationItem, Assignment, Label
+from annotation.models import AnnotationItem, Assignment, GoldLabel, Label
 from annotation.services import item_spans_prepare, label_submit
 from corpus.dataset_services import dataset_update
 from corpus.models import Dataset, Problem
 from corpus.services import dataset_get_or_create, dataset_import
 from corpus.text import text_hash
 from jobs import tasks
+from jobs.models import Job
 from jobs.services import task_named
+from modelhub.calibration import judge_bootstrap
+from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX, paraqd_score_candidates, paraqd_synthesize_start
+from modelhub.selectors import modelversion_active
+from paraphrases.generation import GENERATED_PURPOSE, generation_start
 from paraphrases.models import Candidate
+from paraphrases.scanning import scanning_train_start
 
 DEMO_DATASET = "demo"
 # Problems the demo's tiny STEAD rewrites for PAP's corpus, and that STEAD and PAP generate for.
@@ -219,9 +226,6 @@ def step_reviewed(ctx: DemoContext) -> str:
 def step_test_pairs(ctx: DemoContext) -> str:
     """ParaQD's synthesized test pairs for every demo problem, queued for the annotators (run as a
     synthesis job, so it shows on the jobs page), with their highlight spans computed now."""
-    from jobs.models import Job
-    from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX, paraqd_synthesize_start
-
     dataset = ctx.require_dataset()
     # Once per dataset: a problem that no positive operator rewrites gets no pair (balanced), so
     # "some problem has none" would synthesize again on every run.
@@ -241,8 +245,6 @@ def step_test_pairs(ctx: DemoContext) -> str:
     spans = item_spans_prepare(dataset=dataset)
     items = AnnotationItem.objects.filter(dataset=dataset, candidate__generator__startswith=TEST_GENERATOR_PREFIX)
     # Scored by the active judge, so the uncertainty queue orders them among the other pairs.
-    from modelhub.kinds.paraqd import paraqd_score_candidates
-
     paraqd_score_candidates(candidate_ids=list(items.values_list("candidate_id", flat=True)))
     unlabelled = items.filter(labels__isnull=True).count()
     return f"{note}; {items.count()} test pairs queued, {unlabelled} not labelled yet; spans for {spans} items"
@@ -254,9 +256,6 @@ def step_generated(ctx: DemoContext) -> str:
     problem selected with PAMMR and queued for the annotators. Skipped once the dataset has
     generated candidates (the default generators refuse a problem they cannot rewrite well, so some
     problems keep none: running the demo again must not generate again)."""
-    from jobs.models import Job
-    from paraphrases.generation import GENERATED_PURPOSE, generation_start
-
     dataset = ctx.require_dataset()
     missing = not Candidate.objects.filter(problem__dataset=dataset, metadata__generation=True).exists()
     note = "the problems have generated candidates"
@@ -281,13 +280,6 @@ def step_neural(ctx: DemoContext) -> str:
     seconds per problem on a CPU). Each part is skipped once done (an active version; stored
     candidates); ``PARALAB_DEMO_NEURAL=0`` skips the step. A tiny model may produce nothing that
     keeps the numbers: the summary says so instead of failing the demo."""
-    from django.conf import settings
-
-    from jobs.models import Job
-    from modelhub.selectors import modelversion_active
-    from paraphrases.generation import generation_start
-    from paraphrases.scanning import scanning_train_start
-
     if not settings.PARALAB_DEMO_NEURAL:
         return "skipped (PARALAB_DEMO_NEURAL=0)"
     dataset = ctx.require_dataset()
@@ -325,8 +317,6 @@ def step_judge(ctx: DemoContext) -> str:
     registered (``modelhub.kinds.judge.shipped``); with ``PARALAB_SHIPPED_JUDGE=0``, the packaged
     encoder registered as the first ParaQD version and calibrated on the reviewed pairs' agreement
     gold labels. The uncertainty queue, "Gold vs the active judge" and the variants export work at once."""
-    from modelhub.calibration import judge_bootstrap
-
     result = judge_bootstrap(user=ctx.staff)
     if result["calibrated"] and "threshold" in result:
         return (f"{result['kind']} v{result['version']} active, calibrated on {result['n']} gold pairs: "
@@ -351,15 +341,10 @@ DEMO_STEPS: list[DemoStep] = [
 def demo_annotation_summary(ctx: DemoContext) -> dict[str, int]:
     """Counts for the banner: test pairs still unlabelled, reviewed pairs, their agreement gold
     labels and the split ones waiting for adjudication."""
-    from annotation.models import GoldLabel
-    from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX
-
     dataset = ctx.require_dataset()
     items = AnnotationItem.objects.filter(dataset=dataset)
     reviewed = items.filter(candidate__generator=REVIEWED_GENERATOR)
     gold = GoldLabel.objects.filter(candidate__annotation_item__in=reviewed, source=GoldLabel.Source.AGREEMENT).count()
-    from paraphrases.generation import GENERATED_PURPOSE
-
     return {
         "test_pairs_unlabelled": items.filter(candidate__generator__startswith=TEST_GENERATOR_PREFIX,
                                               labels__isnull=True).count(),

@@ -21,6 +21,10 @@ from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from corpus.services import PAIR_GENERATOR_PREFIX
+from paralab.celery import app
+from paraphrases.models import TEST_GENERATOR_PREFIX
+
 register = template.Library()
 
 # One plain name per generator registered in ml.generation.registry (a test checks that every
@@ -43,9 +47,6 @@ PLAIN_NAMES = {
 @functools.lru_cache(maxsize=1)
 def _prefixes() -> tuple[tuple[str, str], ...]:
     """Candidates that no generator made: imported labelled pairs and ParaQD's test operators."""
-    from corpus.services import PAIR_GENERATOR_PREFIX
-    from modelhub.kinds.paraqd.common import TEST_GENERATOR_PREFIX
-
     return ((PAIR_GENERATOR_PREFIX, "Imported pair ({} file)"), (TEST_GENERATOR_PREFIX, "ParaQD test operator {}"))
 
 
@@ -75,8 +76,6 @@ def generator_name(name) -> SafeString:
 
 
 def _gpu_queue_exists() -> bool:
-    from paralab.celery import app
-
     return any(queue.name == "gpu" for queue in (app.conf.task_queues or ()))
 
 
