@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from fractions import Fraction
 
+from .text.nlp import DEFAULT_SPACY_MODEL, named_entities
 from .text.number_mentions import find_all_numbers
 from .text.number_words import format_number
 from .text.units import find_units
@@ -105,7 +106,6 @@ def _entity_names(text: str, spans: list[dict] | None, spacy_model: str | None) 
     if spans is not None:
         return [text[s["start"]:s["end"]] for s in spans
                 if s.get("kind") == "entity" and s.get("label") in NAME_LABELS]
-    from .text.nlp import DEFAULT_SPACY_MODEL, named_entities
 
     try:
         return [e.text for e in named_entities(text, labels=NAME_LABELS, model=spacy_model or DEFAULT_SPACY_MODEL)]

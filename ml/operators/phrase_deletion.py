@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from ..similarity import SentenceSimilarity
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from ..text.phrases import DEFAULT_BENEPAR_MODEL, phrase_spans
 from .base import OperatorNotApplicable, OperatorResult, Similarity, delete_spans, make_result
@@ -82,8 +83,6 @@ def f5_important_phrase_deletion(
     if not candidates:
         raise OperatorNotApplicable("no phrase that can be deleted", operator="f5")
     if similarity is None:
-        from ..similarity import SentenceSimilarity
-
         similarity = SentenceSimilarity()
     scores = similarity(text, [c[2] for c in candidates])
     if len(scores) != len(candidates):

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..selection import SelectionCandidate, pammr, qf_pcf
+from ..selection.registry import default_pair_diversity
+
 __all__ = ["PapPair", "apply_gold_labels", "pap_examples", "pap_source", "select_parallel_corpus"]
 
 
@@ -44,9 +47,6 @@ def select_parallel_corpus(
     among them. Unlike the platform's variant selection there is no fall-back to the whole pool:
     when none passes, the problem gives no pair (PAP learns only from candidates that kept the
     problem). ``selector="none_filter"`` skips QF-PCF (ablations)."""
-    from ..selection import SelectionCandidate, pammr, qf_pcf
-    from ..selection.registry import default_pair_diversity
-
     pool = [SelectionCandidate(text, dict(scores), prompt=prompt, generator="stead")
             for text, prompt, scores in candidates]
     passing = qf_pcf(pool) if selector == "pammr" else list(range(len(pool)))

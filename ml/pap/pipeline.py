@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..text.nlp import DEFAULT_SPACY_MODEL
+from ..metrics.pqi import paraphrase_scores_many
+from ..selection import SelectionCandidate, qf_pcf
 from ..stead.model import NeuralOutput
+from ..text.nlp import DEFAULT_SPACY_MODEL
 from .data import PapPair, select_parallel_corpus
 
 __all__ = ["Cosines", "build_parallel_corpus", "score_outputs"]
@@ -21,8 +23,6 @@ def score_outputs(
     problem: str, outputs: Sequence[NeuralOutput], cosines: Cosines, *, spacy_model: str = DEFAULT_SPACY_MODEL
 ) -> list[dict[str, float]]:
     """S, D, N, PQI, bleu_div, wpd of each output against ``problem``."""
-    from ..metrics.pqi import paraphrase_scores_many
-
     if not outputs:
         return []
     texts = [o.text for o in outputs]
@@ -41,8 +41,6 @@ def build_parallel_corpus(
 ) -> tuple[list[PapPair], dict[str, Any]]:
     """PAP's pairs from STEAD's outputs (QF-PCF then PAMMR, at most ``k`` per problem) and a
     summary: candidates scored, passing QF-PCF, pairs, problems covered, mean scores of the picks."""
-    from ..selection import SelectionCandidate, qf_pcf
-
     pairs: list[PapPair] = []
     scored = passing = covered = 0
     for index, (problem, outs) in enumerate(zip(problems, outputs)):

@@ -9,8 +9,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import seq2seq  # train_text_model is looked up at call time, where callers (tests) patch it
+from ..seq2seq import load_text_model
 from ..stead.config import ScanningPreset
-from ..stead.train import TrainedGenerator, _result_dict, build_or_resume_model, seq2seq_train_config
+from ..stead.train import TrainedGenerator, build_or_resume_model, seq2seq_train_config, training_summary
 from .data import PapPair, pap_examples
 
 __all__ = ["train_pap"]
@@ -31,8 +33,6 @@ def train_pap(
 ) -> TrainedGenerator:
     """Train PAP on ``pairs`` and save it to ``out_dir/model`` (checkpoints in
     ``out_dir/checkpoints``; a killed run resumes there)."""
-    from ..seq2seq import load_text_model, train_text_model
-
     started = time.monotonic()
     pairs = list(pairs)
     if not pairs:
@@ -53,7 +53,7 @@ def train_pap(
     report(0.02, f"{model.architecture} with {model.parameters_count:,} parameters; {len(pairs)} pairs "
                  f"({len(examples)} examples with weights)")
 
-    result = train_text_model(
+    result = seq2seq.train_text_model(
         model, lambda epoch: examples, seq2seq_train_config(preset, max_seconds=max_seconds),
         checkpoint_dir=out_dir / "checkpoints",
         progress=lambda fraction, note: report(0.02 + 0.96 * fraction, note), should_stop=should_stop,
@@ -76,7 +76,7 @@ def train_pap(
         "origins": {o: sum(1 for p in pairs if p.origin == o) for o in sorted({p.origin for p in pairs})},
         "corpus": corpus_counts or {},
         "preset": preset.as_dict(),
-        "training": _result_dict(result),
+        "training": training_summary(result),
         "seconds": round(time.monotonic() - started, 1),
         "device": device,
     }

@@ -13,6 +13,7 @@ True
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -106,8 +107,6 @@ def save_model(
     ``config``: a dataclass (e.g. ParaQDTrainConfig) or a mapping; ``metrics`` and ``training``:
     plain JSON-able mappings. NaN metrics are written as null.
     """
-    import dataclasses
-
     output_dir = os.fspath(output_dir)
     os.makedirs(output_dir, exist_ok=True)
     model.save(output_dir, safe_serialization=True, create_model_card=False)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..metrics.pqi import pair_diversity
 from .base import PairDiversity, SelectionCandidate, check_k
 from .dips import dips
 from .mwp import mwp_select
@@ -43,11 +44,7 @@ SELECTORS = ("pammr", "dips", "tree", "mwp", "qf_pcf", "none")
 
 
 def default_pair_diversity() -> PairDiversity:
-    """``ml.metrics.pair_diversity`` (0.6 (1 - BLEU) + 0.4 WPD, spaCy lemmas), imported lazily."""
-    try:
-        from ..metrics import pair_diversity
-    except ImportError:
-        from ..metrics.pqi import pair_diversity
+    """``ml.metrics.pair_diversity`` (0.6 (1 - BLEU) + 0.4 WPD, spaCy lemmas)."""
     return pair_diversity
 
 

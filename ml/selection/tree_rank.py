@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from .base import SelectionCandidate, check_k, score_of
 
 __all__ = [
@@ -83,8 +84,6 @@ def default_content_lemmas(text: str) -> set[str]:
 def spacy_content_lemmas(model: str | None = None) -> ContentLemmas:
     """A ``content_lemmas`` callable using spaCy: lower-cased lemmas of the tokens that are not
     stop words, punctuation or space (model: ``ml.text.nlp.DEFAULT_SPACY_MODEL`` by default)."""
-    from ..text.nlp import DEFAULT_SPACY_MODEL, parse
-
     name = model or DEFAULT_SPACY_MODEL
 
     def lemmas(text: str) -> set[str]:

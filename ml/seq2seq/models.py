@@ -29,7 +29,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..encoders import DEFAULT_SENTENCE_ENCODER
+from .beams import diverse_beam_search
+from .constraints import (
+    LineBreakLogitsProcessor,
+    NumberCopyLogitsProcessor,
+    numeric_token_ids,
+    source_number_words,
+    source_numbers,
+    word_number_values,
+)
 from .hub import ModelUnavailable
+from .restore import restore_from_source
+from .tokenizer import train_bpe_tokenizer
 
 __all__ = ["OFFLINE_BASES", "SCRATCH_SIZES", "TextModel", "build_text_model", "load_text_model", "smollm2_gguf"]
 
@@ -163,13 +175,6 @@ class TextModel:
         unfinished sentence, or a loop that never wrote the number ``require_numbers`` asked for).
         ``single_line``: no line break in the output of a problem (number source) written on one
         line."""
-        from .beams import diverse_beam_search
-        from .constraints import (
-            LineBreakLogitsProcessor, NumberCopyLogitsProcessor, numeric_token_ids, source_number_words, source_numbers,
-            word_number_values,
-        )
-        from .restore import restore_from_source
-
         self.network.eval()
         results: list[list[str]] = []
         if number_sources is not None and len(number_sources) != len(sources):
@@ -246,8 +251,6 @@ class TextModel:
 def _scratch(corpus: Sequence[str], size: str, vocab_size: int) -> tuple[Any, Any]:
     from transformers import BartConfig, BartForConditionalGeneration
 
-    from .tokenizer import train_bpe_tokenizer
-
     if size not in SCRATCH_SIZES:
         raise ValueError(f"unknown scratch size {size!r}; choose {', '.join(SCRATCH_SIZES)}")
     if not corpus:
@@ -272,8 +275,6 @@ def _scratch(corpus: Sequence[str], size: str, vocab_size: int) -> tuple[Any, An
 
 def _minilm() -> tuple[Any, Any]:
     from transformers import AutoTokenizer, EncoderDecoderModel
-
-    from ..similarity import DEFAULT_SENTENCE_ENCODER
 
     path = DEFAULT_SENTENCE_ENCODER
     if not Path(path).is_dir():

@@ -15,6 +15,8 @@ import random
 import zlib
 from collections.abc import Callable, Sequence
 
+from ..operators.base import OperatorNotApplicable
+from ..operators.passive import active_to_passive
 from ..text.nlp import DEFAULT_SPACY_MODEL
 
 __all__ = [
@@ -60,9 +62,6 @@ def passive_targets(
     if not problems or fraction <= 0:
         return {}
     if convert is None:
-        from ..operators.base import OperatorNotApplicable
-        from ..operators.passive import active_to_passive
-
         def convert(text: str) -> str | None:
             try:
                 return active_to_passive(text, random.Random(0), spacy_model=spacy_model).text

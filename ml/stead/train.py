@@ -9,14 +9,16 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import seq2seq  # train_text_model is looked up at call time, where callers (tests) patch it
+from ..seq2seq import TrainConfig, build_text_model, load_text_model
 from .config import ScanningPreset
 from .data import passive_targets, stead_examples
 
-__all__ = ["TrainedGenerator", "build_or_resume_model", "seq2seq_train_config", "train_stead"]
+__all__ = ["TrainedGenerator", "build_or_resume_model", "seq2seq_train_config", "train_stead", "training_summary"]
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +36,6 @@ class TrainedGenerator:
 
 def seq2seq_train_config(preset: ScanningPreset, *, max_seconds: float | None = None, max_steps: int | None = None):
     """The :class:`ml.seq2seq.TrainConfig` of a preset (paper optimiser settings)."""
-    from ..seq2seq import TrainConfig
-
     wanted = dict(
         learning_rate=preset.learning_rate, weight_decay=preset.weight_decay, warmup_ratio=preset.warmup_ratio,
         epochs=preset.epochs, batch_size=preset.batch_size, micro_batch=preset.micro_batch, seed=preset.seed,
@@ -50,8 +50,6 @@ def build_or_resume_model(base: str, *, corpus: Sequence[str], preset: ScanningP
     """The text model to train: rebuilt from ``out_dir/init`` when an interrupted run left one
     (so a resumed run keeps its tokenizer), else built from ``base`` and, for a scratch base,
     saved there first."""
-    from ..seq2seq import build_text_model, load_text_model
-
     init = out_dir / "init"
     if (init / "paralab_text_model.json").exists() or (init / "config.json").exists():
         try:
@@ -85,8 +83,6 @@ def train_stead(
     """Train STEAD on ``problems`` (at most ``preset.max_problems``) and save it to
     ``out_dir/model``. ``noise(text, rng)`` applies one sampled Table 6 combination.
     Checkpoints go to ``out_dir/checkpoints``: a run killed midway resumes there."""
-    from ..seq2seq import train_text_model
-
     started = time.monotonic()
     problems = [p for p in problems if p and p.strip()]
     if preset.max_problems is not None:
@@ -114,7 +110,7 @@ def train_stead(
     def training_progress(fraction: float, note: str) -> None:
         report(0.02 + 0.96 * fraction, note)
 
-    result = train_text_model(
+    result = seq2seq.train_text_model(
         model, examples_for_epoch, seq2seq_train_config(preset, max_seconds=max_seconds),
         checkpoint_dir=out_dir / "checkpoints", progress=training_progress, should_stop=should_stop,
     )
@@ -129,7 +125,7 @@ def train_stead(
         "problems": len(problems),
         "passive_targets": len(passive),
         "preset": preset.as_dict(),
-        "training": _result_dict(result),
+        "training": training_summary(result),
         "noise": noise_description or {},
         "seconds": round(time.monotonic() - started, 1),
         "device": device,
@@ -137,9 +133,9 @@ def train_stead(
     return TrainedGenerator(model_dir, summary)
 
 
-def _result_dict(result: Any) -> dict[str, Any]:
-    from dataclasses import asdict, is_dataclass
-
+def training_summary(result: Any) -> dict[str, Any]:
+    """A training result (``ml.seq2seq`` ``TrainResult`` or any object) as a small JSON-able dict
+    for a model version's summary (the loss history thinned to about 50 points)."""
     data = asdict(result) if is_dataclass(result) else dict(getattr(result, "__dict__", {}))
     history = data.get("loss_history")
     if isinstance(history, list) and len(history) > 50:  # keep the summary small

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .units import find_units
+
 if TYPE_CHECKING:  # spaCy is imported only when a pipeline is first loaded
     from spacy.language import Language
     from spacy.tokens import Doc, Token
@@ -140,7 +142,6 @@ def _is_entity_text(text: str) -> bool:
     # Entities here name people, places and things: never numbers or units, and not the single
     # letters of "A and B can finish a job in 6 days", which spaCy tags PERSON but which are
     # variables, not names from a list.
-    from .units import find_units
 
     stripped = text.strip()
     if len(stripped) < 2 or any(ch.isdigit() for ch in stripped) or not any(ch.isalpha() for ch in stripped):

@@ -13,7 +13,10 @@ coordinating conjunction is a CC. The result says which backend ran, for the job
 """
 from __future__ import annotations
 
+import importlib.util
 import logging
+import os
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, Literal
@@ -64,9 +67,6 @@ class PhraseSpans:
 def _nltk_data_dirs() -> list[str]:
     """NLTK's default data search path (as ``nltk.data.path``), computed without importing
     nltk, which takes seconds."""
-    import os
-    import sys
-
     dirs = [d for d in os.environ.get("NLTK_DATA", "").split(os.pathsep) if d]
     home = os.path.expanduser("~/nltk_data")
     dirs += [home, os.path.join(sys.prefix, "nltk_data"), os.path.join(sys.prefix, "share", "nltk_data"),
@@ -79,9 +79,6 @@ def _nltk_data_dirs() -> list[str]:
 def benepar_available(model: str = DEFAULT_BENEPAR_MODEL) -> bool:
     """Whether benepar and its model are installed (checked once per process, without importing
     benepar, which pulls in torch; never downloads anything)."""
-    import importlib.util
-    import os
-
     if importlib.util.find_spec("benepar") is None:
         return False
     if os.path.exists(model):
