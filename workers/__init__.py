@@ -1,5 +1,6 @@
-"""Celery task modules: thin adapters that take primary keys, re-fetch, and call services or ml.
+"""Celery task modules: thin adapters that take a job id and run the job's service
+(``<entity>_run(job=..., progress=...)``) through ``jobs.services.job_run``.
 
-Django app modules are imported inside the task bodies: the apps import these modules to
-enqueue work, and importing them back at module level would be circular.
+Services enqueue tasks by their registered name (``jobs.tasks``) and never import this package,
+so these modules import the services at module level.
 """

@@ -28,6 +28,7 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from paralab.celery import app
+from paralab.errors import UserError
 
 from .background import run_in_background
 from .models import Job
@@ -297,11 +298,13 @@ class _Heartbeat:
             self.thread.join(timeout=30)
 
 
-def job_run(*, job_id: int, body: Callable[[Job, Callable[[float], None]], dict[str, Any]]) -> Job | None:
-    """Claim a job, run ``body(job, report)``, record success or failure.
+def job_run(*, job_id: int, body: Callable[..., dict[str, Any]]) -> Job | None:
+    """Claim a job, run ``body(job=job, progress=report)`` (a job's ``<entity>_run``), record
+    success or failure.
 
     ``body`` returns the job's result dict; ``report(fraction, note=None)`` records progress.
-    Expected failures (bad input) raise ``JobError`` and end the job ``failed`` with that message;
+    Expected failures (bad input: any ``paralab.errors.UserError``) end the job ``failed`` with
+    their message;
     anything else is logged with its traceback and also ends the job ``failed``. A cancel request
     surfaces as ``JobCancelled`` from ``report`` and ends the job ``cancelled``.
     """
@@ -315,10 +318,10 @@ def job_run(*, job_id: int, body: Callable[[Job, Callable[[float], None]], dict[
 
     with _Heartbeat(job_id, attempt):
         try:
-            result = body(job, report)
+            result = body(job=job, progress=report)
         except JobCancelled:
             recorded = job_cancelled(job_id=job_id, attempt=attempt)
-        except JobError as exc:
+        except UserError as exc:
             recorded = job_fail(job_id=job_id, error=str(exc), attempt=attempt)
         except Exception as exc:  # noqa: BLE001 - the job row must record every failure
             logger.exception("job %s (%s) failed", job_id, job.kind)
@@ -379,8 +382,9 @@ def jobs_reap_stale(*, now=None) -> dict[str, int]:
     return counts
 
 
-class JobError(Exception):
-    """A failure the user can act on (bad input); its message is shown as the job's error."""
+class JobError(UserError):
+    """A failure the user can act on (bad input); its message is shown as the job's error. Any
+    ``UserError`` a service raises ends the job the same way (``job_run``)."""
 
 
 class JobCancelled(BaseException):

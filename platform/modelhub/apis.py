@@ -7,8 +7,12 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from paralab.errors import UserError
 from paralab.permissions import IsStaff
 
+from .calibration import CalibrationError
+from .calibration_jobs import calibrate_start, deciding_judge_refit
+from .judging import judge_kinds
 from .kinds.registry import kind_names
 from .models import ModelVersion
 from .selectors import modelversion_active, modelversion_list
@@ -131,10 +135,6 @@ class ModelCalibrateApi(APIView):
         },
     )
     def post(self, request, kind: str):
-        from .calibration import CalibrationError
-        from .calibration_jobs import calibrate_start
-        from .judging import judge_kinds
-
         if kind not in judge_kinds():
             raise NotFound(f"{kind!r} is not a judge; expected one of {', '.join(judge_kinds())}")
         try:
@@ -157,11 +157,8 @@ class JudgeRefitApi(APIView):
                                               "train": serializers.IntegerField(), "heldout": serializers.IntegerField()}),
         409: inline_serializer("JudgeRefitRefused", {"detail": serializers.CharField()})})
     def post(self, request):
-        from .kinds.judge.refit import RefitError, judge_refit
-        from .kinds.judge.service import JudgeError
-
         try:
-            result = judge_refit(user=request.user)
-        except (RefitError, JudgeError) as exc:
+            result = deciding_judge_refit(user=request.user)
+        except UserError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(result)

@@ -13,11 +13,10 @@ from annotation.models import GoldLabel
 from jobs import tasks
 from jobs.models import Job
 from jobs.services import job_create, job_enqueue
+from paralab.errors import UserError
 
 from .calibration import METHODS, CalibrationError, version_calibrate
 from .judging import FALLBACK_KIND, calibration_of, decision_version, judge_kinds
-from .kinds.judge.refit import RefitError, judge_refit
-from .kinds.paraqd import pretrained_judge
 from .kinds.registry import get_kind
 from .selectors import HUMAN_GOLD_SOURCES as HUMAN_SOURCES
 from .selectors import modelversion_active
@@ -28,7 +27,14 @@ if TYPE_CHECKING:
     from .models import ModelVersion
 
 __all__ = ["calibrate_run", "calibrate_start", "calibration_due", "judge_bootstrap", "pretrained_judge",
-           "recalibrate_check", "refit_due"]
+           "deciding_judge_refit", "recalibrate_check", "refit_due"]
+
+
+def pretrained_judge(*, user: AbstractBaseUser | None = None, activate: bool = True) -> ModelVersion:
+    """The judge a fresh installation has before anything is trained: the fallback kind's reference
+    version (the packaged base encoder as a ParaQD version), registered once and activated when no
+    version of that kind is active."""
+    return get_kind(FALLBACK_KIND).reference_version(user=user, activate=activate)
 
 
 def judge_bootstrap(*, user: AbstractBaseUser | None = None, method: str = "platt") -> dict[str, Any]:
@@ -113,8 +119,8 @@ def recalibrate_check(*, user: AbstractBaseUser | None = None) -> dict[str, Any]
     deciding = decision_version()
     if deciding is not None and refit_due(version=deciding):
         try:
-            done["refit"] = judge_refit(version=deciding, user=user)
-        except RefitError as exc:
+            done["refit"] = get_kind(deciding.kind).refit_from_gold(version=deciding, user=user)
+        except UserError as exc:
             done["refit"] = {"version": deciding.pk, "skipped": str(exc)}
     for kind in judge_kinds():
         version = modelversion_active(kind=kind)
@@ -127,3 +133,17 @@ def recalibrate_check(*, user: AbstractBaseUser | None = None) -> dict[str, Any]
         else:
             done[kind] = {"version": version.pk, "threshold": record["threshold"], "auc": record["auc"]}
     return done
+
+
+class NoRefittableJudge(UserError):
+    status_code = 409
+
+
+def deciding_judge_refit(*, user: AbstractBaseUser | None = None) -> dict[str, Any]:
+    """Refit the deciding judge on the annotators' gold labels now (the staff button and
+    ``POST models/judge/refit/``): ``{"version", "base", "promoted", "reason", "train", "heldout", …}``."""
+    deciding = decision_version()
+    if deciding is None or not get_kind(deciding.kind).refits_from_gold:
+        raise NoRefittableJudge("no numeracy-aware judge decides: train one (train_judge) or migrate to install "
+                                "the shipped one")
+    return get_kind(deciding.kind).refit_from_gold(version=deciding, user=user)

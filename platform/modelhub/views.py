@@ -13,11 +13,13 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
 from jobs.views import job_started_message
+from paralab.errors import UserError
 
 from .calibration import CalibrationError
-from .calibration_jobs import calibrate_start
+from .calibration_jobs import calibrate_start, deciding_judge_refit
 from .judging import calibration_of, decision_version, judge_kinds
-from .kinds.registry import get_kind, kinds as registered_kinds
+from .kinds.registry import get_kind
+from .kinds.registry import kinds as registered_kinds
 from .selectors import (
     model_warnings,
     modelversion_active,
@@ -58,7 +60,7 @@ def model_list_page(request):
             "retrainable": retrainable,
             "trigger": retrain_trigger(kind=kind) if retrainable else None,
             "running": retrain_job_in_progress(kind=kind) if retrainable else None,
-            "refits": _refit_history(versions) if kind == "judge" else [],
+            "refits": _refit_history(versions) if model_kind.refits_from_gold else [],
         })
     return render(request, "models/model_list.html", {"kinds": kinds})
 
@@ -97,14 +99,12 @@ def _refit_history(versions) -> list[dict]:
 @require_POST
 @login_required
 def judge_refit_page(request):
-    """Refit the deciding judge on the annotators' gold labels now (seconds; ``judge_refit``)."""
-    from .kinds.judge.refit import RefitError, judge_refit
-    from .kinds.judge.service import JudgeError
+    """Refit the deciding judge on the annotators' gold labels now (seconds; ``deciding_judge_refit``)."""
 
     _staff_only(request)
     try:
-        result = judge_refit(user=request.user)
-    except (RefitError, JudgeError) as exc:
+        result = deciding_judge_refit(user=request.user)
+    except UserError as exc:
         messages.error(request, f"Judge not refitted: {exc}")
         return redirect("model-list")
     verdict = "promoted" if result["promoted"] else "not promoted"

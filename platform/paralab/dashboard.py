@@ -26,8 +26,8 @@ from corpus.models import Dataset
 from modelhub.judging import decision_version
 from modelhub.models import ModelVersion
 from modelhub.selectors import model_warnings, modelversion_active, modelversion_list, paraqd_threshold
-from paraphrases.generation import pqi_by_generator
 from paraphrases.models import Candidate
+from paraphrases.selectors import pqi_by_generator
 
 DISAGREEMENTS_SHOWN = 25
 # Annotator pairs per agreement table (those sharing the most items); the API lists them all.

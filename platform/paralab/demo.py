@@ -41,12 +41,13 @@ from corpus.text import text_hash
 from jobs import tasks
 from jobs.models import Job
 from jobs.services import task_named
-from modelhub.calibration import judge_bootstrap
+from modelhub.calibration_jobs import judge_bootstrap
 from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX, paraqd_score_candidates, paraqd_synthesize_start
+from modelhub.kinds.seq2seq import scanning_train_start
 from modelhub.selectors import modelversion_active
-from paraphrases.generation import GENERATED_PURPOSE, generation_start
+from paraphrases.candidates import GENERATED_PURPOSE
+from paraphrases.generation import generation_start
 from paraphrases.models import Candidate
-from paraphrases.scanning import scanning_train_start
 
 DEMO_DATASET = "demo"
 # Problems the demo's tiny STEAD rewrites for PAP's corpus, and that STEAD and PAP generate for.

@@ -18,11 +18,10 @@ from paralab.permissions import IsStaff
 from paralab.schema import ErrorSerializer
 from paralab.serializers import BlankFormFieldsRefused
 
-from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, GenerationError, generation_start, generator_catalog
+from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, generation_start, generator_catalog
 from .handout import paraphrase_start, paraphrase_variants
-from modelhub.kinds.judge.service import JudgeError
-from modelhub.kinds.paraqd import ParaQDError
 from .selectors import LABEL_FILTERS, candidate_pages, candidate_row, scores_by_id
+
 
 def _dataset_or_404(request, dataset_id: int) -> Dataset:
     dataset = dataset_get(user=request.user, dataset_id=dataset_id)
@@ -66,11 +65,9 @@ class DatasetGenerateApi(APIView):
         data = GenerateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            job = generation_start(dataset=dataset, generators=_names(v.get("generators")), select=v["select"],
-                                   per_problem=v["per_problem"], queue=v["queue"], user=request.user)
-        except (GenerationError, ParaQDError, JudgeError) as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        # A GenerationError (any paralab.errors.UserError) is answered 400 {"detail"} by the API's handler.
+        job = generation_start(dataset=dataset, generators=_names(v.get("generators")), select=v["select"],
+                               per_problem=v["per_problem"], queue=v["queue"], user=request.user)
         return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)
 
 
@@ -139,17 +136,14 @@ class ParaphraseApi(APIView):
         data = ParaphraseInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
-            if async_requested(request.query_params):
-                job = paraphrase_start(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
-                                       select=v["select"], user=request.user)
-                job.refresh_from_db(fields=["status"])
-                return Response({"job": job.pk, "status": job.status,
-                                 "url": reverse("api-job-detail", args=[job.pk])}, status=status.HTTP_202_ACCEPTED)
-            result = paraphrase_variants(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
-                                         select=v["select"])
-        except (GenerationError, ParaQDError, JudgeError) as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        if async_requested(request.query_params):
+            job = paraphrase_start(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
+                                   select=v["select"], user=request.user)
+            job.refresh_from_db(fields=["status"])
+            return Response({"job": job.pk, "status": job.status,
+                             "url": reverse("api-job-detail", args=[job.pk])}, status=status.HTTP_202_ACCEPTED)
+        result = paraphrase_variants(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
+                                     select=v["select"])
         return Response(result)
 
 

@@ -24,6 +24,7 @@ from modelhub.services import modelversion_set_metrics
 from .generation import GenerationError
 from .handout import paraphrase_variants
 
+
 def neural_gate_run(*, kind: str, dataset_names: list[str] | None = None) -> dict[str, Any] | None:
     """Measure the active ``kind`` version's handout gate and store it on the version; None when
     no version is active. ``dataset_names``: where the problems come from (default: the version's

@@ -15,13 +15,12 @@ from ml.metrics.pqi import pqi
 from ml.selection import SelectionCandidate, select
 from ml.text.number_mentions import number_signature
 from modelhub.judging import decision_version, handout_floor, version_threshold
-from modelhub.kinds.judge.service import judge_evaluate_pairs
 from modelhub.kinds.judge.service import KIND as JUDGE_KIND
+from modelhub.kinds.judge.service import judge_evaluate_pairs
 from modelhub.kinds.paraqd import paraqd_cosines
 
 if TYPE_CHECKING:
     from ml.generation import GeneratedCandidate
-
     from modelhub.kinds.paraqd import ScoringModel
 
 

@@ -3,16 +3,15 @@
 selection and its label status."""
 from __future__ import annotations
 
-from typing import Any
-
 import math
 from collections import defaultdict
+from typing import Any
 
 from django.db.models import Count, Exists, F, FloatField, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Cast
 
 from annotation.models import AnnotationItem, GoldLabel
-from corpus.models import Dataset
+from corpus.models import Dataset, Problem
 from corpus.text import pair_checks
 
 from .models import METRIC_KEYS, SCORE_COLUMNS, Candidate, Score
@@ -221,7 +220,6 @@ def variant_queryset(*, dataset: Dataset, threshold: float, judge_version_id: in
 def variant_rows(*, dataset: Dataset, threshold: float, chunk_size: int = 2000, judge_version_id: int | None = None):
     """Export rows of the accepted variants, problem by problem (best PQI first within a problem);
     ``status`` is ``gold`` (humans said valid) or ``unreviewed`` (accepted on its scores)."""
-    from corpus.models import Problem
 
     base = variant_queryset(dataset=dataset, threshold=threshold, judge_version_id=judge_version_id).select_related(
         "problem", "gold")

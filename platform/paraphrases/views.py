@@ -15,8 +15,8 @@ from django.views.decorators.http import require_POST, require_safe
 from corpus.selectors import dataset_get
 from jobs.views import job_started_message
 
-from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, GenerationError, generation_start, generator_catalog
-from modelhub.kinds.paraqd import ParaQDError
+from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, generation_start, generator_catalog
+from .scanning import ScanningError, scanning_start
 from .selectors import LABEL_FILTERS, candidate_generators, candidate_pages, candidate_row, scores_by_id
 
 CANDIDATES_PER_PAGE = 60
@@ -91,7 +91,7 @@ def dataset_generate_page(request, dataset_id: int):
         per_problem = int(request.POST.get("per_problem") or DEFAULT_PER_PROBLEM)
         job = generation_start(dataset=dataset, generators=names, select=request.POST.get("select") or None,
                                per_problem=per_problem, queue=request.POST.get("queue") == "1", user=request.user)
-    except (ValueError, GenerationError, ParaQDError) as exc:
+    except ValueError as exc:  # a bad count, or any UserError of the service
         messages.error(request, f"Generation not started: {exc}")
     else:
         messages.success(request, job_started_message(job, "Generation"))
@@ -102,7 +102,6 @@ def dataset_generate_page(request, dataset_id: int):
 @login_required
 def scanning_start_page(request):
     """The dashboard's SCANNING form: queue the whole chain as one job, then the jobs page."""
-    from .scanning import ScanningError, scanning_start
 
     _staff(request)
     try:

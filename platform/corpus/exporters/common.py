@@ -4,6 +4,8 @@ from __future__ import annotations
 from django.core.exceptions import SuspiciousFileOperation
 from django.utils.text import get_valid_filename
 
+from paralab.errors import UserError
+
 from ..models import Dataset
 
 WHATS = ("problems", "paraphrases", "labels", "variants")
@@ -32,7 +34,7 @@ LABEL_FIELDS = [
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\0")
 
 
-class ExportError(ValueError):
+class ExportError(UserError):
     """A bad export request (unknown ``what`` or format)."""
 
 

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from paralab.errors import UserError
+
 SPLITS = ("train", "dev", "test")
 
 # Lengths of the Problem columns they end up in; checked here so that a long value is a clear
@@ -17,7 +19,7 @@ MAX_SOURCE_ID_LENGTH = 64
 Progress = Callable[[float], None]
 
 
-class ImportFormatError(ValueError):
+class ImportFormatError(UserError):
     """Bad input, with a message naming the file and, where known, the line and field.
 
     >>> str(ImportFormatError("data.csv", "column 'text' is empty", line=3, field="text"))

@@ -6,10 +6,11 @@ Every service is importable from ``corpus.services``.
 from __future__ import annotations
 
 from .datasets import dataset_create, dataset_delete, dataset_get_or_create, dataset_setup, dataset_update
-from .imports import PAIR_GENERATOR_PREFIX, dataset_import, dataset_import_start, pairs_import
+from .imports import PAIR_GENERATOR_PREFIX, ImportRequest, dataset_import, dataset_import_start, import_run, pairs_import
 
 __all__ = [
     "PAIR_GENERATOR_PREFIX",
+    "ImportRequest",
     "dataset_create",
     "dataset_delete",
     "dataset_get_or_create",
@@ -17,5 +18,6 @@ __all__ = [
     "dataset_import_start",
     "dataset_setup",
     "dataset_update",
+    "import_run",
     "pairs_import",
 ]

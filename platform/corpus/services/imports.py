@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,10 +19,11 @@ from django.db import transaction
 from annotation.models import GoldLabel
 from jobs import tasks
 from jobs.models import Job
-from jobs.services import job_create, job_enqueue
 from jobs.progress import scaled_progress
+from jobs.requests import JobRequest
+from jobs.services import JobError, job_create, job_enqueue
 from ml.text.numbers import extract_numbers
-from paraphrases.models import Candidate
+from paraphrases.models import IMPORTED_PAIR_PREFIX, Candidate
 
 from ..importers import PAIR_FORMATS, PROBLEM_FORMATS, SPLITS, ProblemRecord, read_pairs, read_problems
 from ..models import Dataset, Problem
@@ -39,7 +41,8 @@ LOOKUP_BATCH_SIZE = 500
 # Share of an import's progress spent reading the file; the rest is writing.
 READ_SHARE = 0.4
 
-PAIR_GENERATOR_PREFIX = "import:"
+# Imported pairs are candidates whose generator is "import:<format>" (paraphrases.models).
+PAIR_GENERATOR_PREFIX = IMPORTED_PAIR_PREFIX
 
 Progress = Callable[..., None]
 T = TypeVar("T")
@@ -257,6 +260,18 @@ def _problem_ids(dataset: Dataset, hashes: list[str]) -> dict[str, int]:
 # --- as a job -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ImportRequest(JobRequest):
+    """A file to import into the job's dataset: its path, format and split, whether it is a
+    temporary upload the job deletes when done, and the name the user gave it (for messages)."""
+
+    path: str = ""
+    format: str = "auto"
+    split: str = ""
+    uploaded: bool = False
+    filename: str | None = None
+
+
 def dataset_import_start(
     *,
     dataset: Dataset,
@@ -284,15 +299,30 @@ def dataset_import_start(
         raise ValueError(f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     job = job_create(
         kind=kind,
-        params={
-            "path": str(path),
-            "format": fmt,
-            "split": split,
-            "uploaded": uploaded,
-            "filename": filename or Path(path).name,
-        },
+        params=ImportRequest(path=str(path), format=fmt, split=split, uploaded=uploaded,
+                             filename=filename or Path(path).name).to_params(),
         dataset=dataset,
         created_by=user,
     )
     job_enqueue(job=job, task=tasks.IMPORT)
     return job
+
+
+def import_run(*, job: Job, progress: Callable[..., None] | None = None) -> dict[str, Any]:
+    """The import job's body: ``dataset_import`` (problems) or ``pairs_import`` (labelled pairs)
+    of the job's file; a bad file fails the job with the reader's message (file, line, field)."""
+    request = ImportRequest.from_params(job.params)
+    try:
+        if job.dataset_id is None:
+            raise JobError("the dataset of this import no longer exists")
+        if job.kind == Job.Kind.IMPORT_PAIRS:
+            return pairs_import(dataset=job.dataset, path=request.path, fmt=request.format or "paraqd",
+                                split=request.split, progress=progress, filename=request.filename)
+        return dataset_import(dataset=job.dataset, path=request.path, fmt=request.format or "auto",
+                              split=request.split, progress=progress, filename=request.filename)
+    finally:
+        # The job is over either way (it never reruns after succeeding or failing), so an
+        # uploaded temporary file is no longer needed. A lost worker skips this, and the
+        # redelivered job finds its file still there.
+        if request.uploaded:
+            Path(request.path).unlink(missing_ok=True)

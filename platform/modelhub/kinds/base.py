@@ -112,6 +112,16 @@ class ModelKind(Protocol):
         """A judge's (raw score, score it decides on) per pair."""
         ...
 
+    def refit_from_gold(self, *, version: "ModelVersion", user: Any) -> dict[str, Any]:
+        """Refit ``version`` on the human gold labels (seconds; ``refits_from_gold`` kinds), promoted
+        only when it ranks the held-out gold no worse."""
+        ...
+
+    def reference_version(self, *, user: Any, activate: bool = True) -> "ModelVersion | None":
+        """A version of this kind that needs no training (ParaQD: the packaged encoder), registered
+        once and activated when none is; None for a kind that has none."""
+        ...
+
 
 class NotAJudge(UserError):
     """Raised by ``raw_scores`` of a kind that does not judge pairs."""
@@ -150,6 +160,12 @@ class KindDefaults:
 
     def decision_scores(self, *, version, questions, paraphrases) -> tuple[list[float], list[float]]:
         raise NotAJudge(f"{self.name} versions are not judges")
+
+    def refit_from_gold(self, *, version, user) -> dict[str, Any]:
+        raise NotAJudge(f"{self.name} versions are not refitted from gold labels")
+
+    def reference_version(self, *, user, activate: bool = True):
+        return None
 
 
 class NotRetrainedFromLabels(KindDefaults):

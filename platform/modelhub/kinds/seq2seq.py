@@ -31,8 +31,11 @@ from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from paralab.errors import UserError
 from paraphrases.generation import generation_resources
+from paraphrases.neural_gate import neural_gate_run
 
+from .base import TrainRequest
 from .paraqd import training_problems
+from .registry import get_kind
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -207,10 +210,6 @@ def scanning_train_start(
 def scanning_train_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
     """The body of a STEAD/PAP training job: the kind trains (``TrainRequest``); an activated
     version then meets the handout gate (``paraphrases.neural_gate``)."""
-    from paraphrases.neural_gate import neural_gate_run
-
-    from .base import TrainRequest
-    from .registry import get_kind
 
     params = job.params
     request = TrainRequest(dataset_names=params["datasets"], preset=params.get("preset"), base=params.get("base"),

@@ -29,14 +29,14 @@ def wait_for_release(self, job_id: int) -> None:
     """A job that reports progress until the test releases it (or someone cancels it)."""
     from jobs.services import job_run
 
-    def body(job, report):
+    def body(job, progress):
         STARTED.set()
         step = 0
         while not RELEASE.is_set():
             step += 1
-            report(min(0.5, step / 100))
+            progress(min(0.5, step / 100))
             time.sleep(0.02)
-        report(1.0)
+        progress(1.0)
         return {"steps": step}
 
     job_run(job_id=job_id, body=body)

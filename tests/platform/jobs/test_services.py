@@ -25,10 +25,10 @@ class JobRunTests(TestCase):
         job = job_create(kind=Job.Kind.IMPORT_PROBLEMS, params={"n": 3})
         seen = []
 
-        def body(j, report):
-            report(0.5, "half way")
-            seen.append(Job.objects.get(pk=j.pk).progress)
-            return {"created": j.params["n"]}
+        def body(job, progress):
+            progress(0.5, "half way")
+            seen.append(Job.objects.get(pk=job.pk).progress)
+            return {"created": job.params["n"]}
 
         out = job_run(job_id=job.pk, body=body)
         self.assertEqual(out.status, Job.Status.SUCCEEDED)
@@ -42,17 +42,32 @@ class JobRunTests(TestCase):
     def test_user_error_fails_the_job_with_its_message(self):
         job = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
 
-        def body(j, report):
+        def body(job, progress):
             raise JobError("data.csv, line 3: column 'text' is empty")
 
         out = job_run(job_id=job.pk, body=body)
         self.assertEqual(out.status, Job.Status.FAILED)
         self.assertEqual(out.error, "data.csv, line 3: column 'text' is empty")
 
+    def test_any_service_user_error_fails_the_job_with_its_message_alone(self):
+        from paralab.errors import UserError
+
+        class NoSuchGenerator(UserError):
+            pass
+
+        job = job_create(kind=Job.Kind.GENERATE)
+
+        def body(job, progress):
+            raise NoSuchGenerator("unknown generator 'x'")
+
+        out = job_run(job_id=job.pk, body=body)
+        self.assertEqual(out.status, Job.Status.FAILED)
+        self.assertEqual(out.error, "unknown generator 'x'")
+
     def test_unexpected_error_fails_the_job_with_type_and_message(self):
         job = job_create(kind=Job.Kind.EXPORT)
 
-        def body(j, report):
+        def body(job, progress):
             raise KeyError("boom")
 
         with self.assertLogs("paralab.jobs", level="ERROR"):
@@ -64,7 +79,7 @@ class JobRunTests(TestCase):
         job = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
         calls = []
 
-        def body(j, report):
+        def body(job, progress):
             calls.append(1)
             return {}
 
@@ -83,7 +98,7 @@ class JobRunTests(TestCase):
         self.assertEqual(again.attempts, 2)
 
     def test_missing_job_is_ignored(self):
-        self.assertIsNone(job_run(job_id=987654, body=lambda j, r: {}))
+        self.assertIsNone(job_run(job_id=987654, body=lambda job, progress: {}))
 
     def test_progress_is_clamped_and_only_written_while_running(self):
         job = job_create(kind=Job.Kind.EXPORT)
@@ -148,9 +163,9 @@ class JobRunTests(TestCase):
     def test_a_superseded_attempt_cannot_record_its_outcome(self):
         job = job_create(kind=Job.Kind.IMPORT_PROBLEMS)
 
-        def body(j, report):
+        def body(job, progress):
             # Meanwhile the reaper judged this worker lost and another worker claimed the job.
-            Job.objects.filter(pk=j.pk).update(attempts=j.attempts + 1)
+            Job.objects.filter(pk=job.pk).update(attempts=job.attempts + 1)
             return {"created": 99}
 
         with self.assertLogs("paralab.jobs", level="WARNING") as logs:

@@ -125,7 +125,7 @@ class RetrainCommandTests(RetrainSetUpMixin, TestCase):
             call_command("retrain", stdout=StringIO())
 
     def test_a_failed_retrain_exits_non_zero_with_the_job_error(self):
-        with mock.patch("modelhub.kinds.paraqd.training.train_paraqd", side_effect=RuntimeError("disk full")), \
+        with mock.patch("ml.paraqd.train.train_paraqd", side_effect=RuntimeError("disk full")), \
                 self.assertLogs("paralab.jobs", level="ERROR"), \
                 self.assertRaisesMessage(CommandError, "RuntimeError: disk full"):
             call_command("retrain", "--model", "paraqd", "--force", stdout=StringIO())

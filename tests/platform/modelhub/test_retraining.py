@@ -192,7 +192,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
         self.assertEqual(version.status, "active")
         # The worker died after the promotion, before the job was marked done: the message comes back.
         Job.objects.filter(pk=job.pk).update(status=Job.Status.QUEUED)
-        with mock.patch("modelhub.kinds.paraqd.training.train_paraqd", side_effect=AssertionError("must not train again")), \
+        with mock.patch("ml.paraqd.train.train_paraqd", side_effect=AssertionError("must not train again")), \
                 self.captureOnCommitCallbacks(execute=True):
             retrain_job.apply(args=[job.pk])
         job.refresh_from_db()
@@ -203,7 +203,7 @@ class RetrainJobTests(RetrainSetUpMixin, TestCase):
 
     def test_a_failure_during_training_leaves_the_active_model_untouched(self):
         active = self.make_active()
-        with mock.patch("modelhub.kinds.paraqd.training.train_paraqd", side_effect=RuntimeError("out of memory")), \
+        with mock.patch("ml.paraqd.train.train_paraqd", side_effect=RuntimeError("out of memory")), \
                 self.assertLogs("paralab.jobs", level="ERROR"):
             job = self.run_retrain()
         self.assertEqual(job.status, Job.Status.FAILED)

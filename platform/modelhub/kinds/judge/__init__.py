@@ -8,6 +8,7 @@ and recalibration follows new gold labels (beat's ``calibrate-check``)."""
 from __future__ import annotations
 
 from ..base import NotRetrainedFromLabels, TrainRequest
+from .refit import judge_refit
 from .service import judge_evaluate_pairs, judge_train
 
 
@@ -33,3 +34,6 @@ class JudgeKind(NotRetrainedFromLabels):
         """The classifier's raw output and the calibrated probability the judge decides on."""
         results = judge_evaluate_pairs(version=version, questions=questions, paraphrases=paraphrases)
         return [float(r["raw"]) for r in results], [float(r["probability"]) for r in results]
+
+    def refit_from_gold(self, *, version, user) -> dict:
+        return judge_refit(version=version, user=user)

@@ -18,8 +18,14 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ml.metrics.classification import roc_auc
+from modelhub.calibration import CalibrationError, validation_pairs, version_calibrate
+from modelhub.judging import decision_version
 from modelhub.models import ModelVersion
+from modelhub.services import modelversion_activate
 from paralab.errors import UserError
+
+from .service import encoder_of, judge_save_version, load_judge, pair_features
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -51,13 +57,6 @@ def judge_refit(
     refit when it ranks the held-out gold no worse. ``pairs``: the gold pairs to use (default:
     every human gold label of a non-test problem). Returns ``{"version", "base", "promoted",
     "reason", "train", "heldout", "auc_refit", "auc_base"}``."""
-    from ml.metrics.classification import roc_auc
-
-    from modelhub.calibration import CalibrationError, validation_pairs, version_calibrate
-    from modelhub.judging import decision_version
-    from modelhub.services import modelversion_activate
-
-    from .service import encoder_of, load_judge, pair_features
 
     base = version or decision_version()
     if base is None or base.kind != ModelVersion.Kind.JUDGE:
@@ -106,7 +105,6 @@ def judge_refit(
 def _register(judge, *, base: ModelVersion, result: dict[str, Any], user) -> ModelVersion:
     """Save ``judge`` as a new version (a candidate), carrying the base's parameters and calibration
     (with its handout floor) until it is recalibrated."""
-    from .service import judge_save_version
 
     params = {k: v for k, v in (base.params or {}).items() if k != "shipped"}
     return judge_save_version(

@@ -8,24 +8,35 @@ test-split problem or a copy of one. The version is calibrated at once on the va
 """
 from __future__ import annotations
 
+import importlib.util
 import logging
 import time
 from collections.abc import Collection, Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from modelhub.models import ModelVersion
+from jobs.progress import scaled_progress
+from ml.encoders import select_device
+from ml.judge import Calibration, NumeracyJudge, batch_features, sentence_transformer_tokens, sentence_transformer_words
+from ml.judge.llm_check import InstructLLMCheck
+from ml.judge.numeracy_judge import FILE_NAME, main_objection
+from ml.noise.fluency import CausalLMFluency
 from modelhub.artifacts import discard_work, version_register, work_dir
+from modelhub.calibration import CalibrationError, validation_pairs, version_calibrate
+from modelhub.judging import calibration_of, decision, decision_version
+from modelhub.kinds.paraqd import base_encoder_path, datasets_by_name, paraqd_training_triplets
+from modelhub.models import ModelVersion
+from modelhub.selectors import modelversion_active
 from modelhub.services import modelversion_activate
 from paralab.errors import UserError
+from paraphrases.models import Candidate, Score
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
-
-    from ml.judge import NumeracyJudge
 
 logger = logging.getLogger("paralab.judge")
 KIND = ModelVersion.Kind.JUDGE
@@ -46,7 +57,6 @@ def judge_fluency_lm(spec: str | None = None) -> str | None:
     """The fluency LM a new judge weighs (``PARALAB_JUDGE_FLUENCY_LM`` by default): ``auto`` is
     ``smollm2`` when the packaged SmolLM2 is installed, else None (no fluency feature); ``none``
     is None; anything else a causal LM id or directory."""
-    import importlib.util
 
     spec = (settings.PARALAB_JUDGE_FLUENCY_LM if spec is None else spec).strip()
     if spec.lower() in ("", "none", "off"):
@@ -58,9 +68,6 @@ def judge_fluency_lm(spec: str | None = None) -> str | None:
 
 @lru_cache(maxsize=2)
 def _fluency_scorer(spec: str, device: str):
-    from ml.noise.fluency import CausalLMFluency
-    from ml.paraqd.model import select_device
-
     try:
         return CausalLMFluency(None if spec == "smollm2" else spec, select_device(device), batch_size=16)
     except (FileNotFoundError, OSError, ValueError, ImportError) as exc:
@@ -75,9 +82,6 @@ def judge_llm(spec: str | None = None) -> str | None:
 
 @lru_cache(maxsize=1)
 def _llm_check(spec: str, device: str):
-    from ml.judge.llm_check import InstructLLMCheck
-    from ml.paraqd.model import select_device
-
     try:
         return InstructLLMCheck(spec, select_device(device))
     except (FileNotFoundError, OSError, ValueError, ImportError) as exc:
@@ -86,8 +90,6 @@ def _llm_check(spec: str, device: str):
 
 @lru_cache(maxsize=2)
 def _word_embedder(encoder_path: str):
-    from ml.judge import sentence_transformer_words
-
     return sentence_transformer_words(_encoder_scorer(encoder_path).model)
 
 
@@ -96,7 +98,6 @@ def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: S
     """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)
     and, with ``fluency_lm``, the fluency feature under that LM; with ``llm``, the LLM check's verdict;
     with ``english``, the English checks (``ml.judge.english``; they read ``fluency_lm``)."""
-    from ml.judge import batch_features, sentence_transformer_tokens
 
     if not questions:
         return []
@@ -112,18 +113,12 @@ def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: S
 
 @lru_cache(maxsize=4)
 def _load(path: str, mtime: float) -> NumeracyJudge:
-    from ml.judge import NumeracyJudge
-
     return NumeracyJudge.load(path)
 
 
 def load_judge(version: ModelVersion) -> NumeracyJudge:
     """The version's classifier (cached per process, reloaded when its file changes), with the
     version's own calibration (``metrics["calibration"]``) when it has one."""
-    from ml.judge import Calibration
-    from ml.judge.numeracy_judge import FILE_NAME
-
-    from modelhub.judging import calibration_of
 
     if version.kind != KIND:
         raise JudgeError(f"model version {version.pk} is a {version.kind} model, not a judge")
@@ -133,15 +128,12 @@ def load_judge(version: ModelVersion) -> NumeracyJudge:
     judge = _load(str(path), (path / FILE_NAME).stat().st_mtime)
     record = calibration_of(version)
     if record is not None:
-        from dataclasses import replace
-
         judge = replace(judge, calibration=Calibration.from_dict(record))
     return judge
 
 
 def encoder_of(version: ModelVersion) -> str:
     """The encoder a judge version was trained with (its ``params``), else the configured base."""
-    from modelhub.kinds.paraqd import base_encoder_path
 
     path = (version.params or {}).get("encoder_path")
     if path and str(path).startswith("packaged:"):  # a packaged encoder by name (the shipped judge)
@@ -153,7 +145,6 @@ def judge_evaluate_pairs(*, version: ModelVersion, questions: Sequence[str], par
     """Per pair: ``raw`` (classifier output), ``probability`` (calibrated), ``valid`` (at the
     version's threshold), ``cosine``, ``checks`` (the explanation), ``features`` and ``objection``
     (the check that counts most against the pair, None when none does)."""
-    from ml.judge.numeracy_judge import main_objection
 
     judge = load_judge(version)
     features = pair_features(encoder_path=encoder_of(version), questions=questions, paraphrases=paraphrases,
@@ -177,7 +168,6 @@ def judge_training_pairs(
 ) -> tuple[list[tuple[str, str, int]], dict[str, Any]]:
     """(question, paraphrase, label) pairs from ParaQD's training triplets (operator outputs,
     human gold labels and imported train/dev pairs), deduplicated; and the triplets' snapshot."""
-    from modelhub.kinds.paraqd import datasets_by_name, paraqd_training_triplets
 
     datasets = datasets_by_name(dataset_names)
     triplets, snapshot = paraqd_training_triplets(
@@ -223,11 +213,6 @@ def judge_train(
     when its out-of-fold AUC there (5 folds by problem) is not above the classifier's own, the
     LLM is left out and ``metrics["training"]["llm_rejected"]`` says why. ``english``: the English
     checks join the features (``ml.judge.english``; they need the fluency LM)."""
-    from jobs.progress import scaled_progress
-    from ml.judge import NumeracyJudge
-
-    from modelhub.calibration import CalibrationError, version_calibrate
-    from modelhub.kinds.paraqd import base_encoder_path
 
     started = time.monotonic()
     if job is not None:
@@ -243,9 +228,6 @@ def judge_train(
     llm_pairs: list = []
     llm_rejected: dict[str, Any] | None = None
     if llm:
-        from modelhub.calibration import validation_pairs
-        from modelhub.kinds.paraqd import datasets_by_name
-
         checker = _llm_check(llm, settings.PARALAB_DEVICE)  # fails now when the LLM does not load
         llm_pairs = validation_pairs(datasets=datasets_by_name(list(llm_datasets or dataset_names)),
                                      exclude_candidate_ids=exclude_candidate_ids)
@@ -323,7 +305,6 @@ def judge_save_version(judge: NumeracyJudge, **row: Any) -> ModelVersion:
 def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersion) -> int:
     """``Score`` rows of ``version`` (scorer ``judge:v<id>``): the probability, the encoder's
     cosine and σ, and the explanation in ``extra["checks"]``; upserted."""
-    from paraphrases.models import Candidate
 
     ids = sorted({int(pk) for pk in candidate_ids})
     scored = 0
@@ -341,7 +322,6 @@ def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersio
 def judge_store_scores(*, candidate_ids: Sequence[int], version: ModelVersion, results: Sequence[dict]) -> None:
     """Upsert the ``Score`` rows (scorer ``judge:v<id>``) of results :func:`judge_evaluate_pairs`
     computed for ``candidate_ids`` (same order)."""
-    from paraphrases.models import Score
 
     Score.objects.bulk_create(
         [Score(candidate_id=pk, scorer_version=f"judge:v{version.pk}", model_version=version,
@@ -357,9 +337,6 @@ def judge_explanation(*, candidate) -> dict[str, Any] | None:
     """What the judge that decides says about ``candidate`` for staff: ``{"version", "kind",
     "probability", "valid", "threshold", "checks"}``. The numeracy-aware judge's stored checks (or
     computed now); with ParaQD deciding, the active judge-kind version explains when there is one."""
-    from modelhub.judging import decision, decision_version
-    from modelhub.selectors import modelversion_active
-    from paraphrases.models import Score
 
     deciding = decision_version()
     version = deciding if deciding is not None and deciding.kind == KIND else modelversion_active(kind=KIND)

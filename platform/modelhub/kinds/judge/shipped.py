@@ -20,7 +20,10 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from ml.judge import NumeracyJudge
+from modelhub.judging import decision_version
 from modelhub.models import ModelVersion
+from modelhub.services import modelversion_activate, modelversion_create
 
 logger = logging.getLogger("paralab.judge")
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
@@ -40,10 +43,6 @@ def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | Non
     ``MODEL_DIR/judge/shipped-<digest>``, so a version never changes under its id) and activate it
     when no judge decides yet, or when the one deciding is an earlier shipped judge (``activate``
     True/False forces either). Returns the version; None when ``PARALAB_SHIPPED_JUDGE`` is off."""
-    from ml.judge import NumeracyJudge
-
-    from modelhub.judging import decision_version
-    from modelhub.services import modelversion_activate, modelversion_create
 
     if not settings.PARALAB_SHIPPED_JUDGE:
         return None

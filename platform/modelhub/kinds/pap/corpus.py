@@ -19,8 +19,8 @@ from ml.pap import PapPair, select_parallel_corpus
 from ml.stead import stead_generate
 from modelhub.models import ModelVersion
 from paraphrases.candidates import candidates_queue, candidates_store
-from paraphrases.selection import candidates_score
 from paraphrases.models import Candidate
+from paraphrases.selection import candidates_score
 
 from ..paraqd import paraqd_default_model
 from ..seq2seq import STEAD, Progress, noise_resources_for, scanning_preset, version_model, version_resolve

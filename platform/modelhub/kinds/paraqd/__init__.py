@@ -30,54 +30,68 @@ from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
 from ..base import GateMetric, KindDefaults, Progress, TrainRequest
 from .common import (  # noqa: F401 - the kind's public names
-    base_encoder_path,
-    datasets_by_name,
     DEFAULT_THRESHOLD,
     KIND,
     NOTE_INTERVAL_S,
-    ParaQDError,
     PRESETS,
     PRETRAINED_SCORER,
     SCORE_BATCH,
     SYNTHESIZED_TEST_PURPOSE,
+    ParaQDError,
+    base_encoder_path,
+    datasets_by_name,
 )
+from .evaluation import (  # noqa: F401 - the kind's public names
+    gold_pairs,
+    paraqd_evaluate,
+    paraqd_evaluate_run,
+    paraqd_evaluate_start,
+)
+from .gate import GATE_METRICS, paraqd_heldout_metrics, paraqd_rescore_pending
 from .operators import (  # noqa: F401 - the kind's public names
     default_training_operators,
     operator_resources,
+)
+from .resolve import (  # noqa: F401 - the kind's public names
+    ScoringModel,
+    paraqd_cosines,
+    paraqd_default_model,
+    paraqd_resolve_model,
+    pretrained_judge,
+    pretrained_model,
+)
+from .scoring import (  # noqa: F401 - the kind's public names
+    paraqd_score_candidates,
+    paraqd_score_run,
+    paraqd_score_start,
+)
+from .synthesis import (  # noqa: F401 - the kind's public names
+    paraqd_synthesize_run,
+    paraqd_synthesize_start,
+    paraqd_synthesize_tests,
+)
+from .training import (  # noqa: F401 - the kind's public names
+    paraqd_train,
+    paraqd_train_run,
+    paraqd_train_start,
 )
 from .triplets import (  # noqa: F401 - the kind's public names
     gold_is_hard,
     paraqd_training_triplets,
     training_problems,
 )
-from .training import (  # noqa: F401 - the kind's public names
-    paraqd_train,
-    paraqd_train_start,
-)
-from .resolve import (  # noqa: F401 - the kind's public names
-    paraqd_cosines,
-    paraqd_default_model,
-    paraqd_resolve_model,
-    pretrained_judge,
-    pretrained_model,
-    ScoringModel,
-)
-from .scoring import (  # noqa: F401 - the kind's public names
-    paraqd_score_candidates,
-    paraqd_score_start,
-)
-from .gate import GATE_METRICS, paraqd_heldout_metrics, paraqd_rescore_pending
-from .evaluation import (  # noqa: F401 - the kind's public names
-    gold_pairs,
-    paraqd_evaluate,
-    paraqd_evaluate_start,
-)
-from .synthesis import (  # noqa: F401 - the kind's public names
-    paraqd_synthesize_start,
-    paraqd_synthesize_tests,
-)
 
-__all__ = ["ParaQDKind", "GATE_METRICS", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "HUMAN_GOLD_SOURCES", "KIND", "PRETRAINED_SCORER", "SYNTHESIZED_TEST_PURPOSE", "PRESETS", "DEFAULT_THRESHOLD", "SCORE_BATCH", "NOTE_INTERVAL_S", "ParaQDError", "datasets_by_name", "base_encoder_path", "operator_resources", "default_training_operators", "training_problems", "gold_is_hard", "paraqd_training_triplets", "paraqd_train", "paraqd_train_start", "ScoringModel", "pretrained_judge", "pretrained_model", "paraqd_resolve_model", "paraqd_default_model", "paraqd_cosines", "paraqd_score_candidates", "paraqd_score_start", "gold_pairs", "paraqd_evaluate", "paraqd_evaluate_start", "paraqd_synthesize_tests", "paraqd_synthesize_start"]
+__all__ = [
+    "ParaQDKind", "GATE_METRICS", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "HUMAN_GOLD_SOURCES", "KIND",
+    "PRETRAINED_SCORER", "SYNTHESIZED_TEST_PURPOSE", "PRESETS", "DEFAULT_THRESHOLD", "SCORE_BATCH",
+    "NOTE_INTERVAL_S", "ParaQDError", "datasets_by_name", "base_encoder_path", "operator_resources",
+    "default_training_operators", "training_problems", "gold_is_hard", "paraqd_training_triplets",
+    "paraqd_train", "paraqd_train_run", "paraqd_train_start", "ScoringModel", "pretrained_judge",
+    "pretrained_model", "paraqd_resolve_model", "paraqd_default_model", "paraqd_cosines",
+    "paraqd_score_candidates", "paraqd_score_run", "paraqd_score_start", "gold_pairs", "paraqd_evaluate",
+    "paraqd_evaluate_run", "paraqd_evaluate_start", "paraqd_synthesize_run", "paraqd_synthesize_start",
+    "paraqd_synthesize_tests",
+]
 
 
 class ParaQDKind(KindDefaults):
@@ -124,6 +138,10 @@ class ParaQDKind(KindDefaults):
         """A ParaQD version decides on its raw cosine."""
         raw = self.raw_scores(version=version, questions=questions, paraphrases=paraphrases)
         return raw, raw
+
+    def reference_version(self, *, user, activate: bool = True):
+        """The packaged base encoder as a version: the platform's first judge."""
+        return pretrained_judge(user=user, activate=activate)
 
     def promotion_blocker(self, version) -> str | None:
         """Why ``version`` must not be promoted whatever the gold gate says: it ranks its

@@ -10,8 +10,9 @@ from corpus.models import Dataset
 from corpus.selectors import UnknownDataset
 from corpus.selectors import datasets_by_name as corpus_datasets_by_name
 from jobs.progress import Progress, scaled_progress
-from modelhub.artifacts import ArtifactError, model_device
+from modelhub.artifacts import ArtifactError
 from modelhub.artifacts import base_encoder_path as artifact_encoder_path
+from modelhub.artifacts import model_device
 from modelhub.models import ModelVersion
 from paralab.errors import UserError
 

@@ -13,8 +13,12 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
+from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
+from ml.metrics.classification import pr_auc, roc_auc
 from ml.serialization import json_safe
+from modelhub.calibration import calibrated_probabilities
 from modelhub.evaluation import gold_pairs
+from modelhub.judging import calibration_of, version_threshold
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_set_metrics
 
@@ -43,10 +47,6 @@ def paraqd_evaluate(
 
     For a model version, the result is also stored in ``version.metrics["eval"][dataset.name]``.
     """
-    from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
-    from ml.metrics.classification import pr_auc, roc_auc
-    from modelhub.calibration import calibrated_probabilities
-    from modelhub.judging import calibration_of, version_threshold
 
     if threshold is not None and (not math.isfinite(threshold) or not -1.0 <= threshold <= 1.0):
         raise ParaQDError(f"--threshold must be a cosine in [-1, 1], not {threshold}")

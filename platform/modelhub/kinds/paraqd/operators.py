@@ -8,9 +8,12 @@ from typing import Any
 
 from django.conf import settings
 
+from ml.operators import TRAINING_OPERATORS, OperatorNotApplicable, apply_operator
+from ml.seq2seq import BacktranslationConfig, Backtranslator, ModelUnavailable, Seq2SeqConfig, Seq2SeqGenerator
 from ml.similarity import SentenceSimilarity
 
 from .common import base_encoder_path, generation_device, paraqd_device
+
 
 class OnceUnavailable:
     """Wraps a text generator: after its model failed to load once, fail fast for the rest of the run."""
@@ -20,8 +23,6 @@ class OnceUnavailable:
         self.error: Exception | None = None
 
     def __call__(self, texts: list[str]) -> list[str]:
-        from ml.seq2seq import ModelUnavailable
-
         if self.error is not None:
             raise ModelUnavailable(str(self.error))
         try:
@@ -53,7 +54,6 @@ def operator_resources(*, encoder: str | None = None, with_similarity: bool = Tr
     """The resources the operators take, from the settings: the spaCy pipeline, a similarity over
     the base encoder (f5, f9's offline default), and the backtranslation and paraphrase models when
     configured (f1, f9). Models load lazily, on first use, and stay cached in the process."""
-    from ml.seq2seq import BacktranslationConfig, Backtranslator, Seq2SeqConfig, Seq2SeqGenerator
 
     resources: dict[str, Any] = {"spacy_model": settings.PARALAB_SPACY_MODEL, "offline_fallback": True}
     if with_similarity:
@@ -73,8 +73,6 @@ def operator_resources(*, encoder: str | None = None, with_similarity: bool = Tr
 
 def apply_or_none(name: str, text: str, rng: random.Random, resources: dict[str, Any]):
     """The operator's result, or None when it does not apply (or its model is unavailable)."""
-    from ml.operators import OperatorNotApplicable, apply_operator
-    from ml.seq2seq import ModelUnavailable
 
     try:
         return apply_operator(name, text, rng, **resources)
@@ -86,6 +84,5 @@ def default_training_operators() -> list[str]:
     """Every training operator except those that produce what a test operator produces (the
     offline ``passive`` overlaps fa): synthesized test pairs then stay out of the training
     distribution, as in the paper."""
-    from ml.operators import TRAINING_OPERATORS
 
     return [name for name, spec in TRAINING_OPERATORS.items() if not spec.overlaps]

@@ -10,6 +10,7 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
+from modelhub.calibration import calibrated_probabilities
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_get
 from paraphrases.models import Candidate, Score
@@ -30,7 +31,6 @@ def paraqd_score_candidates(
     inserting or updating in place (one row per pair, whatever the number of runs). Returns the
     number of candidates scored (ids that no longer exist are skipped).
     """
-    from modelhub.calibration import calibrated_probabilities
 
     model = default_scoring_model(version)
     ids = sorted(set(int(pk) for pk in candidate_ids))

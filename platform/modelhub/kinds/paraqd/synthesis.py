@@ -19,6 +19,9 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
+from ml.generation import GenerationResources, generate
+from ml.operators import TEST_OPERATORS, fit_tfidf
+from ml.seq2seq import Seq2SeqConfig, Seq2SeqGenerator
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from paraphrases.models import TEST_GENERATOR_PREFIX, Candidate
@@ -32,7 +35,6 @@ if TYPE_CHECKING:
 def _test_generators() -> dict[str, Any]:
     """Generators for fb (the platform's denoiser: the active STEAD version) and fe (a general
     seq2seq paraphraser, ``PARALAB_PARAPHRASER_MODEL``), when they exist; fb/fe refuse otherwise."""
-    from ml.seq2seq import Seq2SeqConfig, Seq2SeqGenerator
 
     device = generation_device()
     generators: dict[str, Any] = {}
@@ -87,7 +89,6 @@ def paraqd_synthesize_tests(
     Returns ``{"dataset", "problems", "skipped_existing", "no_operator_applied",
     "candidates_created", "items_created", "per_operator"}``.
     """
-    from ml.operators import TEST_OPERATORS, fit_tfidf
 
     if per_problem < 1:
         raise ParaQDError("--per-problem must be at least 1")
@@ -175,8 +176,6 @@ class _GeneratedPositive:
 
 
 def _fallback_positives(text: str, names: Sequence[str], count: int, seed: int, problem_id: int) -> list:
-    from ml.generation import GenerationResources, generate
-
     resources = GenerationResources(spacy_model=settings.PARALAB_SPACY_MODEL)  # the rule generators need spaCy only
     found = []
     for name in names:

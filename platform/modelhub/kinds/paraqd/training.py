@@ -2,6 +2,7 @@
 failure leaves the active model as it was."""
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Collection, Sequence
@@ -14,6 +15,7 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
+from ml.paraqd import ParaQDTrainConfig
 from ml.serialization import json_safe
 from modelhub.artifacts import discard_work, remove_abandoned_partials, version_of_job, version_register, work_dir
 from modelhub.models import ModelVersion
@@ -34,8 +36,6 @@ def _train_config(
     *, preset: str, encoder_path: str, epochs: int | None, time_budget_s: float | None, seed: int = 3407,
     overrides: dict[str, Any] | None = None,
 ):
-    from ml.paraqd import ParaQDTrainConfig
-
     if preset not in PRESETS:
         raise ParaQDError(f"--preset must be one of {', '.join(PRESETS)}, not {preset!r}")
     if epochs is not None and epochs < 1:
@@ -101,7 +101,7 @@ def paraqd_train(
     registered but never activated (``activate`` is refused, the retrain gate keeps it out).
     Raises ParaQDError for bad input (unknown dataset or encoder, nothing to train on).
     """
-    from ml.paraqd import train_paraqd
+    from ml.paraqd.train import train_paraqd  # torch
 
     started = time.monotonic()
 
@@ -295,7 +295,6 @@ def hold_out_validation(triplets: list, *, share: float, seed: int) -> tuple[lis
     """Split ``triplets`` by question: about ``share`` of the anchors (a seeded hash of the text)
     leave training, and their positives and negatives become (question, paraphrase, label)
     validation pairs. Nothing is held out when that would leave either side without both classes."""
-    import hashlib
 
     def held(anchor: str) -> bool:
         digest = hashlib.sha256(f"{seed}:{anchor}".encode()).digest()

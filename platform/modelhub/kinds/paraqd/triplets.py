@@ -8,12 +8,15 @@ import random
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.db.models import Q, QuerySet
 
 from annotation.models import GoldLabel
 from corpus.models import Dataset, Problem
+from ml.operators import get_operator, vocabulary_of
+from ml.paraqd import DISAGREEMENT_SOURCE, Triplet
+from ml.paraqd.config import PAIRINGS
 from modelhub.disagreements import gold_disagrees
 from modelhub.judging import version_threshold
 from modelhub.selectors import HUMAN_GOLD_SOURCES, modelversion_active
@@ -22,8 +25,6 @@ from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX, Scor
 from .common import DEFAULT_THRESHOLD, KIND, ParaQDError, Progress, scaled
 from .operators import apply_or_none, default_training_operators, operator_resources
 
-if TYPE_CHECKING:
-    from ml.paraqd import Triplet
 
 def training_problems(
     *, datasets: Sequence[Dataset], include_imported_pairs: bool = False
@@ -81,7 +82,6 @@ def _anchor_triplets(
     lists shuffled and the shorter one cycled, so every positive and every negative appears at least
     once (the authors' recipe, METHODS.md). ``pairing="all"``: every positive with every negative
     (#positives x #negatives). A triplet is a disagreement (hard) one when either side is."""
-    from ml.paraqd import DISAGREEMENT_SOURCE, Triplet
 
     if not positives or not negatives:
         return []
@@ -188,8 +188,6 @@ def paraqd_training_triplets(
     The snapshot holds the dataset ids and names, the problem counts (used, left out and why),
     outputs per operator, the gold label ids, the triplet count and a sha256 of the triplets.
     """
-    from ml.operators import get_operator
-    from ml.paraqd.config import PAIRINGS
 
     if max_problems is not None and max_problems < 1:
         raise ParaQDError("--max-problems must be at least 1")
@@ -227,7 +225,6 @@ def paraqd_training_triplets(
 
     if any("vocabulary" in spec.accepts for spec in specs) and "vocabulary" not in resources:
         # Replacement words come from the corpus being trained on, like the authors' f7 outputs.
-        from ml.operators import vocabulary_of
 
         resources = {**resources, "vocabulary": vocabulary_of([text for _, text in chosen])}
     triplets: list[Triplet] = []

@@ -7,10 +7,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
 from jobs.models import Job
-from modelhub.calibration import METHODS, CalibrationError
+from modelhub.calibration import METHODS
 from modelhub.calibration_jobs import calibrate_start
-from modelhub.kinds.paraqd import ParaQDError
 from modelhub.models import ModelVersion
+from paralab.errors import UserError
 from paraphrases.management.commands._jobs import run_job_here
 
 
@@ -37,7 +37,7 @@ class Command(BaseCommand):
         names = [n for item in dataset for n in item.split(",") if n.strip()]
         try:
             job = calibrate_start(kind=model, dataset_names=names or None, method=method, enqueue=False)
-        except (CalibrationError, ParaQDError) as exc:
+        except UserError as exc:
             raise CommandError(str(exc)) from exc
         job = run_job_here(job, tasks.CALIBRATE)
         if job.status != Job.Status.SUCCEEDED:

@@ -5,8 +5,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelhub.evaluation import EvaluationError, judge_evaluate, judge_resolve
-from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
+from modelhub.evaluation import judge_evaluate, judge_resolve
+from modelhub.kinds.paraqd import datasets_by_name
+from paralab.errors import UserError
 
 
 def _fmt(value) -> str:
@@ -38,7 +39,7 @@ class Command(BaseCommand):
             (target,) = datasets_by_name([dataset])
             version = judge_resolve(model=model)
             result = judge_evaluate(dataset=target, version=version)
-        except (EvaluationError, ParaQDError) as exc:
+        except UserError as exc:
             raise CommandError(str(exc)) from exc
         if as_json:
             self.stdout.write(json.dumps(result))

@@ -5,8 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelhub.kinds.judge.refit import DEFAULT_HOLDOUT_PERCENT, MIN_HELDOUT, RefitError, judge_refit
-from modelhub.kinds.judge.service import JudgeError
+from modelhub.kinds.judge.refit import DEFAULT_HOLDOUT_PERCENT, MIN_HELDOUT, judge_refit
+from paralab.errors import UserError
 
 
 class Command(BaseCommand):
@@ -29,7 +29,7 @@ class Command(BaseCommand):
             raise CommandError(f"--holdout-percent must be from 1 to 90, not {holdout_percent}")
         try:
             result = judge_refit(holdout_percent=holdout_percent, min_heldout=min_heldout)
-        except (RefitError, JudgeError) as exc:
+        except UserError as exc:
             raise CommandError(str(exc)) from exc
         if as_json:
             self.stdout.write(json.dumps(result))

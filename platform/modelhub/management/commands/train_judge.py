@@ -5,9 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelhub.calibration import CalibrationError
-from modelhub.kinds.judge.service import JudgeError, judge_train
-from modelhub.kinds.paraqd import ParaQDError
+from modelhub.kinds.judge.service import judge_train
+from paralab.errors import UserError
 
 
 class Command(BaseCommand):
@@ -48,7 +47,7 @@ class Command(BaseCommand):
             version = judge_train(dataset_names=names, max_problems=max_problems, activate=activate,
                                   fluency_lm=fluency_lm or ("auto" if english else None), monotone=not unconstrained,
                                   llm=llm, english=english)
-        except (JudgeError, ParaQDError, CalibrationError) as exc:
+        except UserError as exc:
             raise CommandError(str(exc)) from exc
         calibration = (version.metrics or {}).get("calibration") or {}
         payload = {"version": version.pk, "status": version.status, "path": version.artifact_path,

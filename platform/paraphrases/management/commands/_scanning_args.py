@@ -7,6 +7,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from modelhub.kinds.seq2seq import ScanningError, scanning_train_start
+
+from ._jobs import run_job_here
 
 
 def positive_int(value: str) -> int:
@@ -47,10 +50,6 @@ class TrainGeneratorCommand(BaseCommand):
                             help="stop training after this many seconds (the model is still saved)")
 
     def handle(self, *args, dataset, preset, base, max_problems, activate, max_seconds, **options) -> None:
-        from modelhub.kinds.seq2seq import ScanningError, scanning_train_start
-
-        from ._jobs import run_job_here
-
         try:
             job = scanning_train_start(kind=self.kind, dataset_names=dataset, preset=preset, base=base,
                                        max_problems=max_problems, activate=activate, max_seconds=max_seconds,

@@ -10,6 +10,7 @@ from modelhub.kinds.paraqd import DEFAULT_THRESHOLD, ParaQDError, datasets_by_na
 
 from ._jobs import run_job_here
 
+
 def _fmt(value) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 

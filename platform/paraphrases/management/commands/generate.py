@@ -6,11 +6,12 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
-from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, GenerationError, generation_start
-from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
+from modelhub.kinds.paraqd import datasets_by_name
+from paralab.errors import UserError
+from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, generation_start
 
 from ._jobs import run_job_here
-from .train_paraqd import _positive_int
+from .train_paraqd import positive_int
 
 
 class Command(BaseCommand):
@@ -28,7 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--generators", default="", metavar="G1,G2",
                             help="comma-separated generator names (default: every rule-based one that can run)")
         parser.add_argument("--select", default="pammr", help="pammr (default), dips, tree, mwp, qf_pcf or none")
-        parser.add_argument("--per-problem", type=_positive_int, default=DEFAULT_PER_PROBLEM,
+        parser.add_argument("--per-problem", type=positive_int, default=DEFAULT_PER_PROBLEM,
                             help=f"candidates selected per problem (default {DEFAULT_PER_PROBLEM})")
         parser.add_argument("--no-queue", action="store_true", help="score and select, but queue nothing for annotation")
         parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})")
@@ -40,7 +41,7 @@ class Command(BaseCommand):
             (target,) = datasets_by_name([dataset])
             job = generation_start(dataset=target, generators=generators or None, select=select,
                                    per_problem=per_problem, queue=not no_queue, seed=seed, enqueue=False)
-        except (GenerationError, ParaQDError) as exc:
+        except UserError as exc:
             raise CommandError(str(exc)) from exc
         job = run_job_here(job, tasks.GENERATE)
         self.stdout.write(json.dumps({**job.result, "job": job.pk}))

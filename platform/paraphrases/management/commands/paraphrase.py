@@ -5,12 +5,11 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.generation import DEFAULT_SELECTOR, GenerationError
+from paralab.errors import UserError
+from paraphrases.generation import DEFAULT_SELECTOR
 from paraphrases.handout import paraphrase_variants
-from modelhub.kinds.judge.service import JudgeError
-from modelhub.kinds.paraqd import ParaQDError
 
-from .train_paraqd import _positive_int
+from .train_paraqd import positive_int
 
 
 class Command(BaseCommand):
@@ -22,7 +21,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("text", help="the problem text (quote it)")
-        parser.add_argument("--k", type=_positive_int, default=3, help="how many variants (default 3)")
+        parser.add_argument("--k", type=positive_int, default=3, help="how many variants (default 3)")
         parser.add_argument("--generators", default="", metavar="G1,G2",
                             help="comma-separated generator names (default: every rule-based one that can run)")
         parser.add_argument("--select", default=DEFAULT_SELECTOR, help="pammr (default), dips, tree, mwp, qf_pcf, none")
@@ -31,7 +30,7 @@ class Command(BaseCommand):
     def handle(self, *args, text: str, k: int, generators: str, select: str, **options) -> None:
         try:
             result = paraphrase_variants(text=text, k=k, generators=generators or None, select=select)
-        except (GenerationError, ParaQDError, JudgeError) as exc:
+        except UserError as exc:
             raise CommandError(str(exc)) from exc
         for variant in result["variants"]:
             variant.pop("spans", None)

@@ -5,8 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paraphrases.selectors import pqi_by_generator
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
+from paraphrases.selectors import pqi_by_generator
 
 
 class Command(BaseCommand):

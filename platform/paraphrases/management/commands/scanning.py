@@ -5,9 +5,11 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ._scanning_args import add_training_arguments
-
 from jobs import tasks
+from paraphrases.scanning import ScanningError, scanning_start
+
+from ._jobs import run_job_here
+from ._scanning_args import add_training_arguments
 
 
 class Command(BaseCommand):
@@ -25,10 +27,6 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the result as JSON (default: a table)")
 
     def handle(self, *args, dataset, eval_dataset, preset, base, max_problems, **options) -> None:
-        from paraphrases.scanning import ScanningError, scanning_start
-
-        from ._jobs import run_job_here
-
         try:
             job = scanning_start(dataset_names=dataset, eval_dataset=eval_dataset, preset=preset, base=base,
                                  max_problems=max_problems, enqueue=False)

@@ -9,7 +9,7 @@ from jobs import tasks
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name, paraqd_synthesize_start
 
 from ._jobs import run_job_here
-from .train_paraqd import _positive_int
+from .train_paraqd import positive_int
 
 
 class Command(BaseCommand):
@@ -23,7 +23,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True, metavar="NAME", help="dataset name")
-        parser.add_argument("--per-problem", type=_positive_int, default=2,
+        parser.add_argument("--per-problem", type=positive_int, default=2,
                             help="pairs per problem, half positive and half negative (default 2)")
         parser.add_argument("--seed", type=int, default=3407, help="random seed (default 3407)")
 

@@ -2,6 +2,7 @@
 [--preset tiny|paper] [--activate]``."""
 from __future__ import annotations
 
+import argparse
 import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -12,17 +13,14 @@ from modelhub.kinds.paraqd import PRESETS, ParaQDError, paraqd_train_start
 from ._jobs import run_job_here
 
 
-def _positive_int(value: str) -> int:
-    import argparse
-
+def positive_int(value: str) -> int:
+    """An argparse type: a whole number >= 1."""
     if not value.isdigit() or int(value) < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value!r}")
     return int(value)
 
 
 def _positive_float(value: str) -> float:
-    import argparse
-
     try:
         number = float(value)
     except ValueError as exc:
@@ -44,8 +42,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", action="append", required=True, metavar="NAME",
                             help="dataset to train on (repeat for several)")
-        parser.add_argument("--epochs", type=_positive_int, help="epochs (default: the preset's)")
-        parser.add_argument("--max-problems", type=_positive_int, help="use at most N problems")
+        parser.add_argument("--epochs", type=positive_int, help="epochs (default: the preset's)")
+        parser.add_argument("--max-problems", type=positive_int, help="use at most N problems")
         parser.add_argument("--preset", choices=PRESETS, default="tiny",
                             help="tiny (1 epoch, smoke runs; default) or paper (9 epochs, batch 16)")
         parser.add_argument("--activate", action="store_true", help="make the new version the active scorer")
@@ -61,9 +59,9 @@ class Command(BaseCommand):
         parser.add_argument("--pairing", choices=["cycle", "all"], dest="triplet_pairing",
                             help="a question's triplets: 'cycle' max(#pos, #neg) (default, the authors' recipe) "
                                  "or 'all' every positive with every negative (lifts the per-question cap)")
-        parser.add_argument("--max-triplets-per-question", type=_positive_int, dest="max_triplets_per_anchor",
+        parser.add_argument("--max-triplets-per-question", type=positive_int, dest="max_triplets_per_anchor",
                             help="triplets per question per epoch (default: the preset's, 6; none with --pairing all)")
-        parser.add_argument("--operator-draws", type=_positive_int, dest="operator_draws",
+        parser.add_argument("--operator-draws", type=positive_int, dest="operator_draws",
                             help="apply each stochastic operator N times per question with different seeds "
                                  "(distinct outputs pooled; default 1)")
         parser.add_argument("--balance-datasets", action="store_true",
