@@ -111,7 +111,6 @@ def make_dataset(name: str, *, items: int, k: int, users: list[int], spans_from=
     from annotation.services import item_spans_prepare
     from corpus.models import Dataset, Problem
     from corpus.text import text_hash
-    from modelhub.models import ModelVersion
     from modelhub.selectors import modelversion_active
     from modelhub.services import modelversion_activate, modelversion_create
     from paraphrases.models import Candidate, Score
@@ -142,10 +141,10 @@ def make_dataset(name: str, *, items: int, k: int, users: list[int], spans_from=
     AnnotationItem.objects.bulk_create(
         [AnnotationItem(dataset=dataset, candidate=c, purpose="review", required_labels=k) for c in candidates]
     )
-    version = modelversion_active(kind=ModelVersion.Kind.PARAQD)
+    version = modelversion_active(kind="paraqd")
     if version is None:  # the benchmark database only: a version that exists for its scores
         version = modelversion_activate(version=modelversion_create(
-            kind=ModelVersion.Kind.PARAQD, base_model="loadbench", artifact_path="/nonexistent/loadbench"))
+            kind="paraqd", base_model="loadbench", artifact_path="/nonexistent/loadbench"))
     Score.objects.bulk_create(
         [Score(candidate=c, scorer_version=f"paraqd:v{version.pk}", model_version=version,
                paraqd=rng.uniform(-1, 1)) for c in candidates]

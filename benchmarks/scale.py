@@ -142,7 +142,6 @@ def build(args, tmp: Path) -> dict:
 
     from annotation.models import AnnotationItem, Assignment, GoldLabel, Label
     from corpus.models import Dataset
-    from modelhub.models import ModelVersion
     from modelhub.services import modelversion_activate, modelversion_create
     from paraphrases.models import Candidate, Score
 
@@ -197,7 +196,7 @@ def build(args, tmp: Path) -> dict:
         AnnotationItem.objects.bulk_create([AnnotationItem(dataset=dataset, candidate_id=c, required_labels=2)
                                             for c in candidate_ids[i:i + batch]])
     version = modelversion_activate(version=modelversion_create(
-        kind=ModelVersion.Kind.PARAQD, base_model="scale-bench", artifact_path="/nonexistent/scale-bench"))
+        kind="paraqd", base_model="scale-bench", artifact_path="/nonexistent/scale-bench"))
     rng = random.Random(7)
     for i in range(0, len(candidate_ids), batch):
         chunk = candidate_ids[i:i + batch]

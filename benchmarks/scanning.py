@@ -195,7 +195,9 @@ def main() -> None:  # noqa: C901 (one linear script)
 
     if threads:
         torch.set_num_threads(int(threads))
-    device = "cuda" if torch.cuda.is_available() else "cpu"
+    from ml.encoders import select_device
+
+    device = select_device("auto")
     from ml.generation import GENERATORS, GenerationResources, available_generators, generate
     from ml.noise import apply_inference_noise, apply_training_noise, noise_resources
     from ml.pap import build_parallel_corpus, pap_generate, train_pap

@@ -30,16 +30,7 @@ def pap_generate(
     plan = [(index, prompt, pap_source(prompt, text)) for index, text in enumerate(texts) for prompt in prompts]
     decoded = model.generate(
         [source for _, _, source in plan],
-        num_beams=preset.num_beams,
-        num_beam_groups=preset.num_beam_groups,
-        diversity_penalty=preset.diversity_penalty,
-        max_new_tokens=preset.max_new_tokens,
-        batch_size=batch_size,
-        copy_numbers=preset.copy_numbers,
-        require_numbers=preset.require_numbers,
-        no_repeat_ngram=preset.no_repeat_ngram,
-        drop_cut=preset.drop_cut,
-        single_line=preset.single_line,
+        preset.decode_config(batch_size=batch_size),
         number_sources=[texts[index] for index, _, _ in plan],
     ) if plan else []
     return collect_outputs(texts, [(index, source, prompt, {}) for index, prompt, source in plan], decoded)

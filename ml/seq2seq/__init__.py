@@ -6,6 +6,7 @@ output restored from the source by :mod:`.restore`), diverse
 beam search (:mod:`.beams`) and a resumable training loop with the paper's optimiser (:mod:`.train`).
 """
 from .beams import HammingDiversityLogitsProcessor, OutputNoRepeatNGramLogitsProcessor, diverse_beam_search
+from .decode import DecodeConfig
 from .hub import BacktranslationConfig, Backtranslator, ModelUnavailable, Seq2SeqConfig, Seq2SeqGenerator, load_seq2seq
 from .models import OFFLINE_BASES, TextModel, build_text_model, load_text_model
 from .restore import restore_from_source
@@ -14,6 +15,7 @@ from .train import TrainConfig, TrainResult, train_text_model
 
 __all__ = [
     "BacktranslationConfig",
+    "DecodeConfig",
     "Backtranslator",
     "HammingDiversityLogitsProcessor",
     "ModelUnavailable",

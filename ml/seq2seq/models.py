@@ -31,6 +31,7 @@ from typing import Any
 
 from ..encoders import DEFAULT_SENTENCE_ENCODER
 from .beams import diverse_beam_search
+from .decode import DecodeConfig
 from .constraints import (
     LineBreakLogitsProcessor,
     NumberCopyLogitsProcessor,
@@ -157,12 +158,10 @@ class TextModel:
             self.tokenizer.padding_side = side
         return {k: v.to(self.device) for k, v in encoded.items() if k in ("input_ids", "attention_mask")}
 
-    def generate(self, sources: Sequence[str], *, num_beams: int = 6, num_beam_groups: int = 3,
-                 diversity_penalty: float = 10.0, num_return_sequences: int | None = None, max_new_tokens: int = 96,
-                 batch_size: int = 8, max_source_tokens: int = 256, copy_numbers: bool = False,
-                 require_numbers: bool = False, number_sources: Sequence[str] | None = None,
-                 no_repeat_ngram: int = 0, drop_cut: bool = False, single_line: bool = False) -> list[list[str]]:
-        """Per source, the decoded beams (diverse beam search; ``num_beam_groups=1``: plain beam
+    def generate(self, sources: Sequence[str], config: DecodeConfig | None = None, *,
+                 number_sources: Sequence[str] | None = None, **overrides: Any) -> list[list[str]]:
+        """Per source, the decoded beams as ``config`` says (:class:`DecodeConfig`; ``overrides``:
+        some of its fields for this call): diverse beam search (``num_beam_groups=1``: plain beam
         search), group by group, empty outputs and repeats dropped, at most ``num_return_sequences``.
         ``copy_numbers``: every number written with digits must be one of the source's
         (:mod:`ml.seq2seq.constraints`); ``require_numbers`` (with it): and none may be left out.
@@ -175,35 +174,37 @@ class TextModel:
         unfinished sentence, or a loop that never wrote the number ``require_numbers`` asked for).
         ``single_line``: no line break in the output of a problem (number source) written on one
         line."""
+        cfg = (config or DecodeConfig()).with_overrides(**overrides)
         self.network.eval()
         results: list[list[str]] = []
         if number_sources is not None and len(number_sources) != len(sources):
             raise ValueError("number_sources must give one text per source")
         eos = self.tokenizer.eos_token_id if self.decoder_only else self._eos_id()
-        for start in range(0, len(sources), batch_size):
-            chunk = list(sources[start:start + batch_size])
-            inputs = self._encode_sources(chunk, max_source_tokens)
-            said = number_sources[start:start + batch_size] if number_sources is not None else chunk
-            numbers = [source_numbers(text) for text in said] if copy_numbers else None
-            words = [source_number_words(text) for text in said] if copy_numbers else None
-            values = [word_number_values(text) for text in said] if copy_numbers and require_numbers else None
-            lines = [("\n" not in text) for text in said] if single_line else None
+        for start in range(0, len(sources), cfg.batch_size):
+            chunk = list(sources[start:start + cfg.batch_size])
+            inputs = self._encode_sources(chunk, cfg.max_source_tokens)
+            said = number_sources[start:start + cfg.batch_size] if number_sources is not None else chunk
+            numbers = [source_numbers(text) for text in said] if cfg.copy_numbers else None
+            words = [source_number_words(text) for text in said] if cfg.copy_numbers else None
+            values = [word_number_values(text) for text in said] if cfg.copy_numbers and cfg.require_numbers else None
+            lines = [("\n" not in text) for text in said] if cfg.single_line else None
 
             def constraint(offset: int, beams: int, numbers=numbers, words=words, values=values, lines=lines):
                 processors = []
                 if numbers is not None:
                     processors.append(NumberCopyLogitsProcessor(
-                        self.tokenizer, numbers, offset=offset, beams=beams, require_all=require_numbers,
+                        self.tokenizer, numbers, offset=offset, beams=beams, require_all=cfg.require_numbers,
                         eos_token_ids=[eos], number_words=words, values=values))
                 if lines is not None:
                     processors.append(LineBreakLogitsProcessor(self.tokenizer, lines, beams=beams))
                 return processors
             beams = diverse_beam_search(
-                self.network, inputs, num_beams=num_beams, num_beam_groups=num_beam_groups,
-                diversity_penalty=diversity_penalty, max_new_tokens=max_new_tokens, decoder_only=self.decoder_only,
-                eos_token_id=eos,
-                pad_token_id=self.tokenizer.pad_token_id, constraint=constraint, no_repeat_ngram=no_repeat_ngram,
-                no_repeat_exempt=numeric_token_ids(self.tokenizer) if no_repeat_ngram else (), drop_unfinished=drop_cut,
+                self.network, inputs, num_beams=cfg.num_beams, num_beam_groups=cfg.num_beam_groups,
+                diversity_penalty=cfg.diversity_penalty, max_new_tokens=cfg.max_new_tokens,
+                decoder_only=self.decoder_only, eos_token_id=eos, pad_token_id=self.tokenizer.pad_token_id,
+                constraint=constraint, no_repeat_ngram=cfg.no_repeat_ngram,
+                no_repeat_exempt=numeric_token_ids(self.tokenizer) if cfg.no_repeat_ngram else (),
+                drop_unfinished=cfg.drop_cut,
                 **self._legacy_options(),
             )
             for source, sequences in zip(chunk, beams):
@@ -214,7 +215,7 @@ class TextModel:
                         text = restore_from_source(text, source)
                     if text and text not in texts:
                         texts.append(text)
-                results.append(texts[:num_return_sequences] if num_return_sequences else texts)
+                results.append(texts[:cfg.num_return_sequences] if cfg.num_return_sequences else texts)
         return results
 
     def _legacy_options(self) -> dict[str, Any]:

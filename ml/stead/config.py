@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from ..seq2seq.decode import DecodeConfig
+
 __all__ = ["PRESETS", "ScanningPreset", "preset"]
 
 
@@ -91,6 +93,15 @@ class ScanningPreset:
             raise ValueError("no_repeat_ngram must be 0 (off) or >= 2")
         if self.max_problems is not None and self.max_problems < 1:
             raise ValueError("max_problems must be >= 1 or None")
+
+    def decode_config(self, *, batch_size: int = 8) -> DecodeConfig:
+        """How STEAD and PAP decode with this preset, ``batch_size`` sources at a time."""
+        return DecodeConfig(
+            num_beams=self.num_beams, num_beam_groups=self.num_beam_groups, diversity_penalty=self.diversity_penalty,
+            max_new_tokens=self.max_new_tokens, batch_size=batch_size, copy_numbers=self.copy_numbers,
+            require_numbers=self.require_numbers, no_repeat_ngram=self.no_repeat_ngram, drop_cut=self.drop_cut,
+            single_line=self.single_line,
+        )
 
     def with_overrides(self, **changes: Any) -> "ScanningPreset":
         """A copy with the given fields replaced (None values are ignored)."""

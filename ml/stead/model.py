@@ -76,16 +76,7 @@ def stead_generate(
             plan.append((index, source, words, meta))
     decoded = model.generate(
         [source for _, source, _, _ in plan],
-        num_beams=preset.num_beams,
-        num_beam_groups=preset.num_beam_groups,
-        diversity_penalty=preset.diversity_penalty,
-        max_new_tokens=preset.max_new_tokens,
-        batch_size=batch_size,
-        copy_numbers=preset.copy_numbers,
-        require_numbers=preset.require_numbers,
-        no_repeat_ngram=preset.no_repeat_ngram,
-        drop_cut=preset.drop_cut,
-        single_line=preset.single_line,
+        preset.decode_config(batch_size=batch_size),
         # The problem's numbers, not the noised input's (a synonym insertion can add a "1").
         number_sources=[texts[index] for index, _, _, _ in plan],
     ) if plan else []

@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from paralab.errors import UserError
+
 from .models import Dataset, Problem
 
 
@@ -44,7 +46,13 @@ def problem_list(*, dataset: Dataset) -> QuerySet[Problem]:
     return Problem.objects.filter(dataset=dataset).order_by("id")
 
 
-class UnknownDataset(ValueError):
+def datasets_found(names) -> dict[str, Dataset]:
+    """The datasets among ``names``, by name (a name with a NUL byte names none: PostgreSQL refuses
+    it in a query)."""
+    return {d.name: d for d in Dataset.objects.filter(name__in=[n for n in names if "\x00" not in n])}
+
+
+class UnknownDataset(UserError):
     """A dataset name that names no dataset; the message is for the user."""
 
 
@@ -60,7 +68,7 @@ def datasets_by_name(names) -> list[Dataset]:
     wanted = list(dict.fromkeys(n.strip() for n in names if n and n.strip()))
     if not wanted:
         raise UnknownDataset("--dataset: name at least one dataset")
-    found = {d.name: d for d in Dataset.objects.filter(name__in=[n for n in wanted if "\x00" not in n])}
+    found = datasets_found(wanted)
     missing = [n for n in wanted if n not in found]
     if missing:
         raise UnknownDataset(f"--dataset: no dataset named {', '.join(repr(n) for n in missing)}")

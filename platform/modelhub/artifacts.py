@@ -12,6 +12,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,8 +39,14 @@ class ArtifactError(UserError):
 
 
 def model_device() -> str:
-    """``PARALAB_DEVICE`` resolved (``auto``: cuda when a GPU is visible, else cpu)."""
-    return select_device(settings.PARALAB_DEVICE)
+    """``PARALAB_DEVICE`` with ``auto`` resolved (cuda when torch sees a GPU, else cpu); a named
+    device as it is set. The one place the platform resolves its device."""
+    return settings.PARALAB_DEVICE if settings.PARALAB_DEVICE != "auto" else _auto_device()
+
+
+@lru_cache(maxsize=1)
+def _auto_device() -> str:
+    return select_device("auto")
 
 
 def base_encoder_path(encoder: str | None = None) -> str:
@@ -88,6 +95,18 @@ def version_of_job(kind: str, job: Job | None) -> ModelVersion | None:
     if done is not None and done.artifact_path and Path(done.artifact_path).is_dir():
         return done
     return None
+
+
+def version_already_trained(kind: str, job: Job | None, *, activate: bool = False, progress=None,
+                            label: str | None = None) -> ModelVersion | None:
+    """The version this job already registered (a redelivered job whose worker was lost after
+    registering it: finish, don't train again), activated when asked; None when there is none."""
+    done = version_of_job(kind, job)
+    if done is None:
+        return None
+    if progress:
+        progress(1.0, f"{label or kind} version {done.pk} was already trained by this job")
+    return modelversion_activate(version=done) if activate else done
 
 
 def version_register(

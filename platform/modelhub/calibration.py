@@ -108,7 +108,7 @@ def fit_version_calibration(scores: Sequence[float], labels: Sequence[int], *, k
     calibration = fit_calibration(list(scores), labels, method=method)
     probabilities = [float(p) for p in calibration.probability(list(scores))]
     record: dict[str, Any] = {**calibration.to_dict()}
-    if get_kind(kind).decision_column == "paraqd":  # ParaQD decides on its cosine
+    if get_kind(kind).decides_on_raw_score:  # ParaQD decides on its cosine
         cosine_threshold = float(fit_threshold(list(scores), labels))
         record["cosine_threshold"] = cosine_threshold
         record["threshold"] = float(calibration.probability([cosine_threshold])[0])
@@ -178,7 +178,7 @@ def refresh_probabilities(*, version: ModelVersion, batch: int = 2000) -> int:
     """Rewrite ``Score.probability`` of ``version``'s ParaQD scores from its calibration (a
     numeracy-aware judge writes its probabilities when it scores). Returns the rows updated."""
     record = calibration_of(version)
-    if record is None or get_kind(version.kind).decision_column != "paraqd":
+    if record is None or not get_kind(version.kind).decides_on_raw_score:
         return 0
     calibration = Calibration.from_dict(record)
     updated, last = 0, 0

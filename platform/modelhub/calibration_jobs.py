@@ -4,6 +4,7 @@ new human gold labels arrived (``modelhub.calibration`` fits and stores a calibr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from django.conf import settings
 from annotation.models import GoldLabel
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from paralab.errors import UserError
 
@@ -58,6 +60,16 @@ def judge_bootstrap(*, user: AbstractBaseUser | None = None, method: str = "plat
 # --- jobs -----------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class CalibrateRequest(JobRequest):
+    """Recalibrate the active judge of kind ``model`` on the validation pairs of ``datasets`` (every
+    dataset when empty) with ``method`` (platt or isotonic)."""
+
+    model: str = FALLBACK_KIND
+    datasets: list[str] = field(default_factory=list)
+    method: str = "platt"
+
+
 def calibrate_start(
     *, kind: str = FALLBACK_KIND, dataset_names: Sequence[str] | None = None, method: str = "platt",
     user: AbstractBaseUser | None = None, enqueue: bool = True,
@@ -70,23 +82,23 @@ def calibrate_start(
         raise CalibrationError(f"only judges are calibrated ({', '.join(judge_kinds())}), not {kind!r}")
     if modelversion_active(kind=kind) is None and kind != FALLBACK_KIND:
         raise CalibrationError(f"no active {kind} version to calibrate")
-    job = job_create(kind=Job.Kind.CALIBRATE, params={"model": kind, "datasets": list(dataset_names or []),
-                                                       "method": method},
-                     created_by=user, queue="cpu")
+    request = CalibrateRequest(model=kind, datasets=list(dataset_names or []), method=method)
+    job = job_create(kind=Job.Kind.CALIBRATE, params=request.to_params(), created_by=user, queue="cpu")
     if enqueue:
         job_enqueue(job=job, task=tasks.CALIBRATE)
     return job
 
 
 def calibrate_run(*, job: Job, progress=None) -> dict[str, Any]:
-    kind = job.params.get("model") or FALLBACK_KIND
+    request = CalibrateRequest.from_params(job.params)
+    kind = request.model or FALLBACK_KIND
     version = modelversion_active(kind=kind)
     if version is None and kind == FALLBACK_KIND:
         version = pretrained_judge(user=job.created_by)
     if version is None:
         raise CalibrationError(f"no active {kind} version to calibrate")
-    return version_calibrate(version=version, dataset_names=job.params.get("datasets") or None,
-                             method=job.params.get("method") or "platt", progress=progress)
+    return version_calibrate(version=version, dataset_names=request.datasets or None,
+                             method=request.method or "platt", progress=progress)
 
 
 def calibration_due(*, version: ModelVersion) -> bool:

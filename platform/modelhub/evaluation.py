@@ -95,7 +95,7 @@ def judge_evaluate(*, dataset: Dataset, version: ModelVersion) -> dict[str, Any]
     threshold = version_threshold(version)
     metrics = nest_paraqd_metrics(paraqd_eval(decided_on, labels, threshold))
     accepted = [y for score, y in zip(decided_on, labels) if score > threshold]
-    floor = handout_floor(version) if decision_column(version.kind) == "probability" else threshold
+    floor = threshold if get_kind(version.kind).decides_on_raw_score else handout_floor(version)
     handed = [y for score, y in zip(decided_on, labels) if score > floor]
     return json_safe({
         "dataset": dataset.name,

@@ -71,7 +71,7 @@ def calibration_of(version: ModelVersion | None) -> dict[str, Any] | None:
 def version_threshold(version: ModelVersion | None) -> float:
     """The threshold ``version`` decides at, on its decision column."""
     calibration = calibration_of(version)
-    if version is not None and decision_column(version.kind) == "paraqd":  # a raw cosine
+    if version is not None and get_kind(version.kind).decides_on_raw_score:  # a raw cosine
         if calibration and _finite(calibration.get("cosine_threshold")):
             return float(calibration["cosine_threshold"])
         return UNCALIBRATED_COSINE_THRESHOLD

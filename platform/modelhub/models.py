@@ -6,22 +6,14 @@ from django.db import models
 
 
 class ModelVersion(models.Model):
-    class Kind:
-        """Names of the built-in kinds. Which kinds exist is the registry's business
-        (``modelhub.kinds.registry``): ``kind`` is validated against it, so a new kind needs no
-        migration."""
-
-        PARAQD = "paraqd"
-        STEAD = "stead"
-        PAP = "pap"
-        JUDGE = "judge"
-
     class Status(models.TextChoices):
         CANDIDATE = "candidate", "Candidate"
         ACTIVE = "active", "Active"
         RETIRED = "retired", "Retired"
 
     kind = models.CharField(max_length=16, db_index=True, help_text="A kind of the registry (modelhub.kinds).")
+    # Which kinds exist is the registry's business (modelhub.kinds.registry): services validate
+    # ``kind`` against it, so a new kind needs no migration.
     name = models.CharField(max_length=128, blank=True)
     base_model = models.CharField(max_length=256, help_text="Hub id, directory or 'scratch' it started from.")
     artifact_path = models.CharField(max_length=512, blank=True)

@@ -39,7 +39,7 @@ from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 from .kinds.base import GateMetric
 from .kinds.registry import get_kind
 from .selectors import human_gold_labels, modelversion_active
-from .services import RetrainError, modelversion_activate, modelversion_set_metrics
+from .services import RetrainError, RetrainRequest, modelversion_activate, modelversion_set_metrics
 
 if TYPE_CHECKING:
     from jobs.models import Job
@@ -211,7 +211,8 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
         if progress:
             progress(fraction, note)
 
-    name = job.params.get("model")
+    request = RetrainRequest.from_params(job.params)
+    name = request.model
     try:
         kind = get_kind(name)
     except ValueError as exc:
@@ -229,7 +230,7 @@ def model_retrain_run(*, job: Job, progress: Progress | None = None) -> dict[str
 
     version = kind.retrain_candidate(split=split, job=job, progress=training_progress)
     heldout = split.summary()
-    tolerance = float(job.params.get("tolerance", settings.PARALAB_RETRAIN_TOLERANCE))
+    tolerance = float(settings.PARALAB_RETRAIN_TOLERANCE if request.tolerance is None else request.tolerance)
     active = modelversion_active(kind=name)
     try:
         if active is not None and active.pk == version.pk:  # a rerun after the promotion already happened

@@ -11,8 +11,6 @@ from django.utils import timezone
 from annotation.models import GoldLabel
 from jobs.models import Job
 
-from .disagreements import disagreeing_gold
-from .judging import version_threshold
 from .kinds.registry import get_kind
 from .kinds.registry import retrainable_kinds as registered_retrainable
 from .models import ModelVersion
@@ -48,12 +46,6 @@ def retrainable_kinds() -> tuple[str, ...]:
     return registered_retrainable()
 
 
-def paraqd_threshold() -> float:
-    """The threshold the active ParaQD version reads its cosine at (score > threshold: valid): its
-    calibrated threshold (``calibrate``), else 0.5 as in the paper."""
-    return version_threshold(modelversion_active(kind=ModelVersion.Kind.PARAQD))
-
-
 def modelversion_latest(*, kind: str) -> ModelVersion | None:
     """The newest version of ``kind`` whatever its status (a retrain's "last version")."""
     return ModelVersion.objects.filter(kind=kind).order_by("-created_at", "-id").first()
@@ -66,20 +58,6 @@ def human_gold_labels(*, since: datetime | None = None) -> QuerySet[GoldLabel]:
     if since is not None:
         qs = qs.filter(created_at__gt=since)
     return qs
-
-
-def retrain_disagreement_count(*, since: datetime | None = None) -> int:
-    """Among :func:`human_gold_labels` (since ``since``), those the active ParaQD version scores on
-    the other side of the threshold: the hard examples a retrain weights up (``modelhub.disagreements``).
-
-    Narrower than ``annotation.selectors.human_model_disagreement_count`` (the dashboard's list,
-    which also counts imported gold labels): imported pairs are never trained on, so they must not
-    trigger a retrain.
-    """
-    active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
-    if active is None:
-        return 0
-    return disagreeing_gold(human_gold_labels(since=since), version_id=active.pk, threshold=paraqd_threshold()).count()
 
 
 def retrain_job_in_progress(*, kind: str) -> Job | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import zlib
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -22,6 +23,7 @@ from django.utils import timezone
 
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from paralab.errors import Conflict
 from paraphrases.models import IMPORTED_PAIR_PREFIX
@@ -144,6 +146,19 @@ def _retrain_lock(kind: str) -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(f"paralab-retrain-{kind}".encode())])
 
 
+@dataclass(frozen=True)
+class RetrainRequest(JobRequest):
+    """A retrain of kind ``model`` from the annotators' gold labels: forced or due (``trigger``:
+    the evidence counted), the training preset and problem cap, and the promotion gate's tolerance."""
+
+    model: str = ""
+    force: bool = False
+    trigger: dict[str, Any] = field(default_factory=dict)
+    preset: str | None = None
+    max_problems: int | None = None
+    tolerance: float | None = None  # None: PARALAB_RETRAIN_TOLERANCE
+
+
 def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, force: bool = False,
                         enqueue: bool = True) -> Job:
     """Queue a retrain of ``kind`` (gpu queue; ``modelhub.retraining`` describes what it does).
@@ -178,11 +193,10 @@ def model_retrain_start(*, kind: str, user: AbstractBaseUser | None = None, forc
             )
         job = job_create(
             kind=Job.Kind.RETRAIN,
-            params={
-                "model": kind, "force": force, "trigger": trigger, "preset": settings.PARALAB_RETRAIN_PRESET,
-                "max_problems": settings.PARALAB_RETRAIN_MAX_PROBLEMS,
-                "tolerance": settings.PARALAB_RETRAIN_TOLERANCE,
-            },
+            params=RetrainRequest(
+                model=kind, force=force, trigger=trigger, preset=settings.PARALAB_RETRAIN_PRESET,
+                max_problems=settings.PARALAB_RETRAIN_MAX_PROBLEMS, tolerance=settings.PARALAB_RETRAIN_TOLERANCE,
+            ).to_params(),
             created_by=user,
             queue="gpu",
         )

@@ -24,8 +24,9 @@ from annotation.coverage import dataset_coverage, judged_gold
 from annotation.selectors import current_decision, dataset_agreement, dataset_progress, disagreement_summary
 from corpus.models import Dataset
 from modelhub.judging import decision_version
-from modelhub.models import ModelVersion
-from modelhub.selectors import model_warnings, modelversion_active, modelversion_list, paraqd_threshold
+from modelhub.kinds.paraqd import KIND as PARAQD_KIND
+from modelhub.kinds.paraqd import paraqd_threshold
+from modelhub.selectors import model_warnings, modelversion_active, modelversion_list
 from paraphrases.models import Candidate
 from paraphrases.selectors import pqi_by_generator
 
@@ -173,8 +174,8 @@ def _url(name: str, default: str = "") -> str:
 
 
 def _model_context(dataset: Dataset) -> dict[str, Any]:
-    active = modelversion_active(kind=ModelVersion.Kind.PARAQD)
-    latest = modelversion_list(kind=ModelVersion.Kind.PARAQD).first()
+    active = modelversion_active(kind=PARAQD_KIND)
+    latest = modelversion_list(kind=PARAQD_KIND).first()
     evaluation = None
     if active is not None:
         evaluation = ((active.metrics or {}).get("eval") or {}).get(dataset.name)

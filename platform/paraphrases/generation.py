@@ -78,18 +78,12 @@ def generation_resources() -> GenerationResources:
         masked_lm=settings.PARALAB_MASKED_LM or None,
         llm_dir=settings.PARALAB_LLM_DIR or None,
         llm_file=settings.PARALAB_LLM_FILE or None,
-        device=_neural_device(),
+        device=model_device(),
         stead_model=_active_path("stead"),
         pap_model=_active_path("pap"),
         scanning_preset=settings.PARALAB_SCANNING_PRESET,
         fluency_lm=settings.PARALAB_FLUENCY_LM,
     )
-
-
-def _neural_device() -> str:
-    if settings.PARALAB_DEVICE != "auto":
-        return settings.PARALAB_DEVICE
-    return model_device()
 
 
 def _active_path(kind: str) -> str | None:

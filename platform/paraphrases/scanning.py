@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from jobs import tasks
 from jobs.models import Job
 from jobs.progress import scaled_progress
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.generation import GENERATORS
 from modelhub.kinds.pap import pap_train_from_corpus
@@ -24,6 +26,18 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
 __all__ = ["ScanningError", "scanning_run", "scanning_start"]
+
+
+@dataclass(frozen=True)
+class ScanningRequest(JobRequest):
+    """The whole chain: STEAD and PAP on ``datasets``, generation measured on ``eval_dataset``."""
+
+    model: str = "scanning"
+    datasets: list[str] = field(default_factory=list)
+    eval_dataset: str = ""
+    preset: str | None = None
+    base: str | None = None
+    max_problems: int | None = None
 
 
 def scanning_start(
@@ -44,8 +58,8 @@ def scanning_start(
         raise ScanningError("the evaluation dataset must not be one of the training datasets")
     job = job_create(
         kind=Job.Kind.TRAIN,
-        params={"model": "scanning", "datasets": [d.name for d in datasets], "eval_dataset": evaluation.name,
-                "preset": preset, "base": base, "max_problems": max_problems},
+        params=ScanningRequest(datasets=[d.name for d in datasets], eval_dataset=evaluation.name, preset=preset,
+                               base=base, max_problems=max_problems).to_params(),
         dataset=evaluation, created_by=user, queue="gpu",
     )
     if enqueue:
@@ -56,14 +70,14 @@ def scanning_start(
 def scanning_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
     """The chain (module docstring); the result holds both versions and, per generator, the mean
     S, D, N, PQI, 1 − BLEU, WPD of its candidates on the evaluation dataset."""
-    params = job.params
-    names, evaluation = params["datasets"], params["eval_dataset"]
+    request = ScanningRequest.from_params(job.params)
+    names, evaluation = request.datasets, request.eval_dataset
     started = time.monotonic()
-    stead = stead_train(dataset_names=names, preset=params.get("preset"), base=params.get("base"),
-                        max_problems=params.get("max_problems"), activate=True, user=job.created_by, job=job,
+    stead = stead_train(dataset_names=names, preset=request.preset, base=request.base,
+                        max_problems=request.max_problems, activate=True, user=job.created_by, job=job,
                         progress=scaled_progress(progress, 0.0, 0.4), exclude_datasets=[evaluation])
-    pap = pap_train_from_corpus(dataset_names=names, preset=params.get("preset"), base=params.get("base"),
-                                stead_version=stead, max_problems=params.get("max_problems"), activate=True,
+    pap = pap_train_from_corpus(dataset_names=names, preset=request.preset, base=request.base,
+                                stead_version=stead, max_problems=request.max_problems, activate=True,
                                 user=job.created_by, job=job, progress=scaled_progress(progress, 0.4, 0.8),
                                 exclude_datasets=[evaluation])
     resources = generation_resources()

@@ -133,7 +133,7 @@ class ApiFuzzTests(TestCase):
         # A job beat started: no dataset, no user.
         Job.objects.create(kind=Job.Kind.TRAIN, status=Job.Status.FAILED, error="no gold labels")
         # A kept candidate version (an active one would need its files: paraphrase/ scores with it).
-        ModelVersion.objects.create(kind=ModelVersion.Kind.PARAQD, base_model="tiny", name="v",
+        ModelVersion.objects.create(kind="paraqd", base_model="tiny", name="v",
                                     status=ModelVersion.Status.CANDIDATE, metrics={"eval": {}})
         cls.tokens = {STAFF: Token.objects.create(user=cls.staff).key,
                       ANNOTATOR: Token.objects.create(user=cls.annotator).key}

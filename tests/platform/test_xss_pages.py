@@ -127,7 +127,7 @@ class XssPagesTests(TestCase):
             "training": {"steps": 3, "seconds": 1.0, "device": payload("device"), "final_loss": 0.1},
         }
         cls.version = ModelVersion.objects.create(
-            kind=ModelVersion.Kind.PARAQD, name=payload("mv-name"), base_model=payload("mv-base"),
+            kind="paraqd", name=payload("mv-name"), base_model=payload("mv-base"),
             status=ModelVersion.Status.ACTIVE, metrics=metrics, params={"preset": payload("preset")},
         )
         Score.objects.create(candidate=cls.candidate, scorer_version=f"paraqd:v{cls.version.pk}",
@@ -137,7 +137,7 @@ class XssPagesTests(TestCase):
                              diversity=0.5, numeracy=1.0, bleu_diversity=0.5, wpd=0.5, pqi=0.8)
         # A judge version (not the deciding one) with a calibration: the models page shows it.
         ModelVersion.objects.create(
-            kind=ModelVersion.Kind.JUDGE, name=payload("judge-name"), base_model="tiny",
+            kind="judge", name=payload("judge-name"), base_model="tiny",
             metrics={"calibration": {"threshold": 0.5, "method": payload("cal-method"), "auc": 0.9, "pr_auc": 0.9,
                                      "n": 4, "n_valid": 2, "fitted_at": payload("cal-at"),
                                      "reliability": [{"mean_predicted": 0.2, "observed": 0.3, "n": 2}]}},

@@ -56,7 +56,7 @@ from .progress import (
     open_item_count,
     progress_from,
 )
-from .queue import active_paraqd_version_id, current_decision, paraqd_threshold, queue_head, queue_order, skipped_open
+from .queue import active_paraqd_version_id, current_decision, decision_threshold, queue_head, queue_order, skipped_open
 from .slots import open_items, taken_slots
 
 __all__ = (
@@ -86,7 +86,7 @@ __all__ = (
     "open_item_count",
     "open_items",
     "own_label",
-    "paraqd_threshold",
+    "decision_threshold",
     "progress_from",
     "queue_head",
     "queue_order",

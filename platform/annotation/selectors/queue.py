@@ -40,7 +40,7 @@ from ..models import AnnotationItem, Assignment, Label
 from .slots import active_lease, count_or_zero, integer, started_open_items
 
 
-def paraqd_threshold() -> float:
+def decision_threshold() -> float:
     """The threshold the deciding judge reads its score at (``modelhub.judging``)."""
     return current_decision().threshold
 

@@ -1,6 +1,8 @@
 """What every part of an export shares: the exports offered, their columns, sizes and names."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 from django.core.exceptions import SuspiciousFileOperation
 from django.utils.text import get_valid_filename
 
@@ -56,3 +58,19 @@ def safe_filename(name: str, default: str) -> str:
 def export_filename(*, dataset: Dataset, what: str, fmt: str) -> str:
     """``gsm8k-train-problems.jsonl``: a name safe for Content-Disposition and the file system."""
     return f"{safe_filename(dataset.name, f'dataset-{dataset.pk}')}-{what}.{fmt}"
+
+
+def line_pieces(lines: Iterable[str], end: str = "\n") -> Iterator[tuple[str, int]]:
+    """(piece, lines in it): ``lines`` each ended by ``end``, in pieces of about PIECE_CHARS characters."""
+    buf: list[str] = []
+    size = count = 0
+    for line in lines:
+        buf.append(line)
+        buf.append(end)
+        size += len(line) + len(end)
+        count += 1
+        if size >= PIECE_CHARS:
+            yield "".join(buf), count
+            buf, size, count = [], 0, 0
+    if buf:
+        yield "".join(buf), count

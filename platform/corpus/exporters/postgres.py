@@ -8,7 +8,7 @@ and ``labels`` (byte for byte what csv.writer makes of the Python rows), read ke
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -17,7 +17,7 @@ from annotation.models import AnnotationItem, GoldLabel, Label
 from paraphrases.models import Candidate, Score
 
 from ..models import Dataset, Problem
-from .common import FORMULA_PREFIXES, PIECE_CHARS, SCORE_FIELDS
+from .common import FORMULA_PREFIXES, SCORE_FIELDS
 from .csv_writer import csv_cell
 
 
@@ -261,19 +261,3 @@ def _label_csv_sql(dataset: Dataset, versions: list[str], chunk_size: int) -> It
 # and JSON lines (dataset, rows per query).
 SQL_CSV = {"problems": _problem_csv_sql, "paraphrases": _paraphrase_csv_sql, "labels": _label_csv_sql}
 SQL_LINES = {"paraphrases": paraphrase_lines_sql, "labels": label_lines_sql}
-
-
-def line_pieces(lines: Iterable[str], end: str = "\n") -> Iterator[tuple[str, int]]:
-    """(piece, lines in it): ``lines`` each ended by ``end``, in pieces of about PIECE_CHARS characters."""
-    buf: list[str] = []
-    size = count = 0
-    for line in lines:
-        buf.append(line)
-        buf.append(end)
-        size += len(line) + len(end)
-        count += 1
-        if size >= PIECE_CHARS:
-            yield "".join(buf), count
-            buf, size, count = [], 0, 0
-    if buf:
-        yield "".join(buf), count

@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -11,6 +12,7 @@ from django.conf import settings
 
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import JobError, job_create, job_enqueue
 
 from ..models import Dataset
@@ -64,9 +66,18 @@ def dataset_export_to_file(
     }
 
 
+@dataclass(frozen=True)
+class ExportRequest(JobRequest):
+    """What to export from the job's dataset (problems, pairs, gold, variants...) and in which format."""
+
+    what: str = ""
+    format: str = ""
+
+
 def export_job_path(*, job) -> Path:
     """Where an export job writes: ``MEDIA_ROOT/exports/<dataset>-<what>-job<id>.<format>``."""
-    name = export_filename(dataset=job.dataset, what=job.params["what"], fmt=job.params["format"])
+    request = ExportRequest.from_params(job.params)
+    name = export_filename(dataset=job.dataset, what=request.what, fmt=request.format)
     stem, ext = name.rsplit(".", 1)
     return Path(settings.MEDIA_ROOT) / "exports" / f"{stem}-job{job.pk}.{ext}"
 
@@ -78,7 +89,8 @@ def dataset_export_start(*, dataset: Dataset, what: str, fmt: str, user=None):
     """
     export_validate(what=what, fmt=fmt)
     job = job_create(
-        kind=Job.Kind.EXPORT, params={"what": what, "format": fmt}, dataset=dataset, created_by=user, queue="cpu"
+        kind=Job.Kind.EXPORT, params=ExportRequest(what=what, format=fmt).to_params(), dataset=dataset,
+        created_by=user, queue="cpu",
     )
     job_enqueue(job=job, task=tasks.EXPORT)
     return job
@@ -88,7 +100,8 @@ def dataset_export_run(*, job, progress: Callable[[float], None] | None = None) 
     """The body of an export job: write the file, return the job's result."""
     if job.dataset is None:
         raise JobError("the dataset of this export no longer exists")
-    what, fmt = job.params.get("what", ""), job.params.get("format", "")
+    request = ExportRequest.from_params(job.params)
+    what, fmt = request.what, request.format
     try:
         export_validate(what=what, fmt=fmt)
     except ExportError as exc:

@@ -14,10 +14,10 @@ from typing import Iterator
 from django.db import connection
 
 from ..models import Dataset
-from .common import CHUNK_SIZE, SQL_CHUNK_SIZE, export_validate
+from .common import CHUNK_SIZE, SQL_CHUNK_SIZE, export_validate, line_pieces
 from .csv_writer import csv_header, csv_pieces
 from .jsonl_writer import jsonl_pieces
-from .postgres import SQL_CSV, SQL_LINES, line_pieces
+from .postgres import SQL_CSV, SQL_LINES
 from .rows import dataset_export_rows
 
 

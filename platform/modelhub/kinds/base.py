@@ -64,6 +64,8 @@ class ModelKind(Protocol):
     # its decisions compare ``Score.<decision_column>`` with its threshold.
     is_judge: bool
     decision_column: str | None
+    # A judge that decides on its raw score (ParaQD's cosine) rather than a calibrated probability.
+    decides_on_raw_score: bool
     # Refitted (seconds) and recalibrated by beat when enough new human gold labels arrived.
     refits_from_gold: bool
 
@@ -133,6 +135,7 @@ class KindDefaults:
     has_reference = True
     is_judge = False
     decision_column: str | None = None
+    decides_on_raw_score = False
     refits_from_gold = False
     gate_metrics: tuple[GateMetric, ...] = ()
 

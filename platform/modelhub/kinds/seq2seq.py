@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +20,10 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 
 from corpus.models import Dataset, Problem
+from corpus.selectors import datasets_found
 from jobs import tasks
 from jobs.models import Job
+from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.generation import GeneratorUnavailable, synonym_lookup
 from ml.noise import noise_resources
@@ -84,8 +87,7 @@ def check_preset(preset: str | None) -> None:
 def datasets_named(names: Sequence[str]) -> list[Dataset]:
     if not names:
         raise ScanningError("name at least one dataset to train on")
-    # A name with a NUL byte names no dataset (and PostgreSQL refuses it in a query).
-    found = {d.name: d for d in Dataset.objects.filter(name__in=[n for n in names if "\x00" not in n])}
+    found = datasets_found(names)
     missing = [n for n in names if n not in found]
     if missing:
         raise ScanningError(f"unknown dataset(s): {', '.join(missing)}")
@@ -177,6 +179,20 @@ def summary_params(summary: dict[str, Any]) -> tuple[dict[str, Any], dict[str, A
 # --- the training job ----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Seq2SeqTrainRequest(JobRequest):
+    """One STEAD or PAP training run (``model``): the datasets, preset, base, problem cap, whether to
+    activate it, and a time budget."""
+
+    model: str = PAP
+    datasets: list[str] = field(default_factory=list)
+    preset: str | None = None
+    base: str | None = None
+    max_problems: int | None = None
+    activate: bool = False
+    max_seconds: float | None = None
+
+
 def scanning_train_start(
     *,
     kind: str,
@@ -198,8 +214,8 @@ def scanning_train_start(
         raise ScanningError("--max-problems must be at least 1")
     job = job_create(
         kind=Job.Kind.TRAIN,
-        params={"model": kind, "datasets": [d.name for d in datasets], "preset": preset, "base": base,
-                "max_problems": max_problems, "activate": activate, "max_seconds": max_seconds},
+        params=Seq2SeqTrainRequest(model=kind, datasets=[d.name for d in datasets], preset=preset, base=base,
+                                   max_problems=max_problems, activate=activate, max_seconds=max_seconds).to_params(),
         dataset=datasets[0], created_by=user, queue="gpu",
     )
     if enqueue:
@@ -211,12 +227,11 @@ def scanning_train_run(*, job: Job, progress: Progress | None = None) -> dict[st
     """The body of a STEAD/PAP training job: the kind trains (``TrainRequest``); an activated
     version then meets the handout gate (``paraphrases.neural_gate``)."""
 
-    params = job.params
-    request = TrainRequest(dataset_names=params["datasets"], preset=params.get("preset"), base=params.get("base"),
-                           max_problems=params.get("max_problems"), activate=bool(params.get("activate")),
-                           user=job.created_by, job=job, progress=progress,
-                           options={"max_seconds": params.get("max_seconds")})
-    version = get_kind(params.get("model") or PAP).train(request)
+    stored = Seq2SeqTrainRequest.from_params(job.params)
+    request = TrainRequest(dataset_names=stored.datasets, preset=stored.preset, base=stored.base,
+                           max_problems=stored.max_problems, activate=bool(stored.activate), user=job.created_by,
+                           job=job, progress=progress, options={"max_seconds": stored.max_seconds})
+    version = get_kind(stored.model or PAP).train(request)
     if version.status == "active":
         if progress:
             progress(0.97, "handout gate: the judge reads what the new version writes")

@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING
 from ml.noise import apply_training_noise
 from ml.serialization import json_safe
 from ml.stead import train_stead
-from modelhub.artifacts import discard_work, model_device, version_of_job, version_register, work_dir
+from modelhub.artifacts import discard_work, model_device, version_already_trained, version_register, work_dir
 from modelhub.models import ModelVersion
-from modelhub.services import modelversion_activate
 
 from .base import NotRetrainedFromLabels, TrainRequest
 from .seq2seq import (
@@ -53,11 +52,9 @@ def stead_train(
     exclude_datasets: Sequence[str] = (),
 ) -> ModelVersion:
     """Train a STEAD version on the datasets' problems; a ``candidate`` (or active) version."""
-    done = version_of_job(STEAD, job)
+    done = version_already_trained(STEAD, job, activate=activate, progress=progress, label="STEAD")
     if done is not None:
-        if progress:
-            progress(1.0, f"STEAD version {done.pk} was already trained by this job")
-        return modelversion_activate(version=done) if activate else done
+        return done
     config = scanning_preset(preset, max_problems=max_problems)
     base = scanning_base(base, config.name)
     datasets = datasets_named(dataset_names)

@@ -21,9 +21,9 @@ from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from corpus.services import PAIR_GENERATOR_PREFIX
+from modelhub.artifacts import model_device
 from paralab.celery import app
-from paraphrases.models import TEST_GENERATOR_PREFIX
+from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
 register = template.Library()
 
@@ -47,7 +47,7 @@ PLAIN_NAMES = {
 @functools.lru_cache(maxsize=1)
 def _prefixes() -> tuple[tuple[str, str], ...]:
     """Candidates that no generator made: imported labelled pairs and ParaQD's test operators."""
-    return ((PAIR_GENERATOR_PREFIX, "Imported pair ({} file)"), (TEST_GENERATOR_PREFIX, "ParaQD test operator {}"))
+    return ((IMPORTED_PAIR_PREFIX, "Imported pair ({} file)"), (TEST_GENERATOR_PREFIX, "ParaQD test operator {}"))
 
 
 def _lower_first(text: str) -> str:
@@ -79,27 +79,10 @@ def _gpu_queue_exists() -> bool:
     return any(queue.name == "gpu" for queue in (app.conf.task_queues or ()))
 
 
-def _local_device() -> str:
-    """``PARALAB_DEVICE`` resolved in this process (``auto``: the GPU when torch sees one)."""
-    if settings.PARALAB_DEVICE != "auto":
-        return settings.PARALAB_DEVICE
-    return _auto_device()
-
-
-@functools.lru_cache(maxsize=1)
-def _auto_device() -> str:
-    try:
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    except ImportError:
-        return "cpu"
-
-
 @register.simple_tag
 def generation_device() -> str:
     """Where a generation job started from this page runs, in words: the GPU worker only when a
     broker is configured and a ``gpu`` queue exists; otherwise this server, on the device it has."""
     if settings.CELERY_BROKER_URL and _gpu_queue_exists():
         return "on a CPU worker, or on the GPU worker when a neural generator is ticked"
-    return "here, on the GPU" if _local_device() == "cuda" else "here, on the CPU"
+    return "here, on the GPU" if model_device() == "cuda" else "here, on the CPU"

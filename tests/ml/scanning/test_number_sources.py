@@ -18,8 +18,8 @@ class RecordingModel:
     def __init__(self):
         self.calls = []
 
-    def generate(self, sources, **options):
-        self.calls.append((list(sources), options))
+    def generate(self, sources, config=None, **options):
+        self.calls.append((list(sources), {**vars(config), **options} if config is not None else options))
         return [[f"Rewritten {i}: Dan had $ 3 and $ 4."] for i, _ in enumerate(sources)]
 
 

@@ -34,7 +34,7 @@ def annotators(*names: str, staff: bool = False):
 
 
 def active_paraqd(**fields) -> ModelVersion:
-    return ModelVersion.objects.create(kind=ModelVersion.Kind.PARAQD, base_model="tiny",
+    return ModelVersion.objects.create(kind="paraqd", base_model="tiny",
                                        status=ModelVersion.Status.ACTIVE, **fields)
 
 

@@ -52,7 +52,7 @@ class DisagreementTests(TestCase):
 
     def test_human_model_compares_gold_with_the_active_version_at_its_threshold(self):
         version = active_paraqd()
-        old = ModelVersion.objects.create(kind=ModelVersion.Kind.PARAQD, base_model="tiny",
+        old = ModelVersion.objects.create(kind="paraqd", base_model="tiny",
                                           status=ModelVersion.Status.RETIRED)
         score(self.items[1], version, 0.2)    # gold valid, model says invalid → listed
         score(self.items[2], version, 0.9)    # gold invalid, model says valid → listed

@@ -13,7 +13,6 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from jobs.models import Job
-from modelhub import retraining
 from modelhub.kinds import paraqd as paraqd_kind
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate, modelversion_create

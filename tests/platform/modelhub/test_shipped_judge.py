@@ -50,7 +50,7 @@ class ShippedJudgeTests(ShippedJudgeOn, TestCase):
     def test_a_fresh_database_has_an_active_calibrated_judge(self):
         version = decision_version()
         self.assertIsNotNone(version)
-        self.assertEqual(version.kind, ModelVersion.Kind.JUDGE)
+        self.assertEqual(version.kind, "judge")
         self.assertTrue(version.params["shipped"])
         self.assertTrue(version.params["english"])
         record = calibration_of(version)
@@ -61,10 +61,10 @@ class ShippedJudgeTests(ShippedJudgeOn, TestCase):
         self.assertLess(handout_floor(version), 1.0)
 
     def test_installing_again_registers_nothing_new(self):
-        before = ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE).count()
+        before = ModelVersion.objects.filter(kind="judge").count()
         self.assertEqual(judge_install_shipped().pk, decision_version().pk)
         call_command("migrate", verbosity=0)
-        self.assertEqual(ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE).count(), before)
+        self.assertEqual(ModelVersion.objects.filter(kind="judge").count(), before)
 
     def test_its_files_are_a_copy_and_a_new_build_replaces_an_earlier_shipped_judge_only(self):
         from pathlib import Path

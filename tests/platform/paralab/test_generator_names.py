@@ -7,7 +7,6 @@ from django.test import TestCase, override_settings
 from django.urls import reverse
 
 from ml.generation import GENERATORS
-from paralab.templatetags import paralab_generators
 from paralab.templatetags.paralab_generators import PLAIN_NAMES, generator_label, generator_name
 
 from ..corpus.factories import make_candidate, make_dataset, make_problem, make_score, make_user
@@ -45,10 +44,6 @@ class GeneratorLabelTests(TestCase):
 class GenerationDeviceTests(TestCase):
     def render(self) -> str:
         return Template("{% load paralab_generators %}{% generation_device %}").render(Context({}))
-
-    def setUp(self):
-        paralab_generators._auto_device.cache_clear()
-        self.addCleanup(paralab_generators._auto_device.cache_clear)
 
     @override_settings(CELERY_BROKER_URL=None, PARALAB_DEVICE="cpu")
     def test_no_broker_runs_here_on_the_cpu(self):

@@ -25,7 +25,7 @@ from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate
 from paralab.errors import UserError
 
-from .service import encoder_of, judge_save_version, load_judge, pair_features
+from .service import KIND, encoder_of, judge_save_version, load_judge, pair_features
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -59,7 +59,7 @@ def judge_refit(
     "reason", "train", "heldout", "auc_refit", "auc_base"}``."""
 
     base = version or decision_version()
-    if base is None or base.kind != ModelVersion.Kind.JUDGE:
+    if base is None or base.kind != KIND:
         raise RefitError("no numeracy-aware judge decides: train one (train_judge) or migrate to install the shipped one")
     gold = [p for p in (validation_pairs() if pairs is None else pairs) if p.source == "human"]
     train = [p for p in gold if not heldout(p.question, holdout_percent)]

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
 logger = logging.getLogger("paralab.judge")
-KIND = ModelVersion.Kind.JUDGE
+KIND = "judge"
 SCORE_BATCH = 256
 
 

@@ -25,6 +25,8 @@ from modelhub.judging import decision_version
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate, modelversion_create
 
+from .service import KIND
+
 logger = logging.getLogger("paralab.judge")
 SHIPPED_DIR = Path(__file__).resolve().parent / "shipped"
 
@@ -48,11 +50,11 @@ def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | Non
         return None
     digest = _digest()
     with transaction.atomic():
-        version = ModelVersion.objects.filter(kind=ModelVersion.Kind.JUDGE, params__shipped=digest).first()
+        version = ModelVersion.objects.filter(kind=KIND, params__shipped=digest).first()
         if version is None:
             judge = NumeracyJudge.load(SHIPPED_DIR)  # refuses a file of another format
             card = shipped_card()
-            folder = Path(settings.MODEL_DIR) / ModelVersion.Kind.JUDGE / f"shipped-{digest[:16]}"
+            folder = Path(settings.MODEL_DIR) / KIND / f"shipped-{digest[:16]}"
             if not (folder / "judge.json").is_file():
                 partial = folder.with_name(folder.name + ".partial")
                 shutil.rmtree(partial, ignore_errors=True)
@@ -61,7 +63,7 @@ def judge_install_shipped(*, activate: bool | None = None) -> ModelVersion | Non
             calibration = {**judge.calibration.to_dict(), "handout_floor": card.get("handout_floor"),
                            "fitted_on": "labels/aqua_dev_candidates_val.csv (grouped out-of-fold scores)"}
             version = modelversion_create(
-                kind=ModelVersion.Kind.JUDGE, base_model=card.get("encoder", ""), artifact_path=str(folder),
+                kind=KIND, base_model=card.get("encoder", ""), artifact_path=str(folder),
                 training_data={"datasets": judge.trained_on.get("datasets", []), "pairs": judge.trained_on.get("pairs")},
                 # The encoder by name ("packaged:…"), resolved where the judge is loaded.
                 params={"encoder_path": card.get("encoder"), "fluency_lm": judge.fluency_lm,

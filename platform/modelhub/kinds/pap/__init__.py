@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from modelhub.selectors import human_gold_labels, modelversion_active
+from modelhub.services import RetrainRequest
 from paraphrases.models import Candidate
 
 from ..base import GateMetric, KindDefaults, TrainRequest
@@ -63,7 +64,7 @@ class PapKind(KindDefaults):
             raise ScanningError("nothing to retrain PAP on: no stored parallel corpus and no gold-valid "
                                 "STEAD/PAP candidate outside the held-out problems")
         return pap_train(
-            pairs=pairs, preset=job.params.get("preset") or settings.PARALAB_RETRAIN_PRESET, job=job,
+            pairs=pairs, preset=RetrainRequest.from_params(job.params).preset or settings.PARALAB_RETRAIN_PRESET, job=job,
             user=job.created_by, progress=progress, init_from=active, gold=gold,
             training_data={"heldout_problems": [pk for pk, _ in held], "retrain": True},
         )

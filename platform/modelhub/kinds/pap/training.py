@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING, Any
 from jobs.progress import scaled_progress
 from ml.pap import PapPair, apply_gold_labels, train_pap
 from ml.serialization import json_safe
-from modelhub.artifacts import discard_work, model_device, version_of_job, version_register, work_dir
+from modelhub.artifacts import discard_work, model_device, version_already_trained, version_register, work_dir
 from modelhub.disagreements import gold_disagrees
 from modelhub.judging import decision
 from modelhub.models import ModelVersion
 from modelhub.selectors import human_gold_labels
-from modelhub.services import modelversion_activate
 
 from ..seq2seq import (
     NEURAL_GENERATORS,
@@ -80,11 +79,9 @@ def pap_train(
     gold: Sequence[GoldEdit] = (),
 ) -> ModelVersion:
     """Train a PAP version on ``pairs`` edited by the annotators' ``gold`` labels."""
-    done = version_of_job(PAP, job)
+    done = version_already_trained(PAP, job, activate=activate, progress=progress, label="PAP")
     if done is not None:
-        if progress:
-            progress(1.0, f"PAP version {done.pk} was already trained by this job")
-        return modelversion_activate(version=done) if activate else done
+        return done
     config = scanning_preset(preset)
     base = scanning_base(base, config.name)
     edited, counts = apply_gold_labels(pairs, [(g.problem, g.prompt, g.text, g.valid, g.disagreed) for g in gold])
@@ -132,9 +129,9 @@ def pap_train_from_corpus(
 ) -> ModelVersion:
     """Build (or reuse) the parallel corpus of the datasets' problems with STEAD, then train PAP
     on it with the annotators' labels applied."""
-    done = version_of_job(PAP, job)
+    done = version_already_trained(PAP, job, activate=activate)
     if done is not None:
-        return modelversion_activate(version=done) if activate else done
+        return done
     config = scanning_preset(preset, max_problems=max_problems)
     stead = version_resolve(STEAD, stead_version)
     datasets = datasets_named(dataset_names)

@@ -25,7 +25,8 @@ from django.conf import settings
 
 from modelhub.calibration import CalibrationError, version_calibrate
 from modelhub.judging import version_threshold
-from modelhub.selectors import HUMAN_GOLD_SOURCES, human_gold_labels, paraqd_threshold, retrain_disagreement_count
+from modelhub.selectors import HUMAN_GOLD_SOURCES, human_gold_labels
+from modelhub.services import RetrainRequest
 from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
 from ..base import GateMetric, KindDefaults, Progress, TrainRequest
@@ -57,8 +58,10 @@ from .resolve import (  # noqa: F401 - the kind's public names
     paraqd_cosines,
     paraqd_default_model,
     paraqd_resolve_model,
+    paraqd_threshold,
     pretrained_judge,
     pretrained_model,
+    retrain_disagreement_count,
 )
 from .scoring import (  # noqa: F401 - the kind's public names
     paraqd_score_candidates,
@@ -87,10 +90,10 @@ __all__ = [
     "NOTE_INTERVAL_S", "ParaQDError", "datasets_by_name", "base_encoder_path", "operator_resources",
     "default_training_operators", "training_problems", "gold_is_hard", "paraqd_training_triplets",
     "paraqd_train", "paraqd_train_run", "paraqd_train_start", "ScoringModel", "pretrained_judge",
-    "pretrained_model", "paraqd_resolve_model", "paraqd_default_model", "paraqd_cosines",
-    "paraqd_score_candidates", "paraqd_score_run", "paraqd_score_start", "gold_pairs", "paraqd_evaluate",
-    "paraqd_evaluate_run", "paraqd_evaluate_start", "paraqd_synthesize_run", "paraqd_synthesize_start",
-    "paraqd_synthesize_tests",
+    "pretrained_model", "paraqd_resolve_model", "paraqd_threshold", "retrain_disagreement_count",
+    "paraqd_default_model", "paraqd_cosines", "paraqd_score_candidates", "paraqd_score_run",
+    "paraqd_score_start", "gold_pairs", "paraqd_evaluate", "paraqd_evaluate_run", "paraqd_evaluate_start",
+    "paraqd_synthesize_run", "paraqd_synthesize_start", "paraqd_synthesize_tests",
 ]
 
 
@@ -101,7 +104,8 @@ class ParaQDKind(KindDefaults):
     has_reference = True  # the pretrained encoder is the reference when no version is active
     retrainable = True
     is_judge = True
-    decision_column = "paraqd"  # it decides on its cosine
+    decision_column = "paraqd"
+    decides_on_raw_score = True  # its cosine, at the calibrated cosine threshold
     gate_metrics: tuple[GateMetric, ...] = GATE_METRICS
 
     def train(self, request: TrainRequest):
@@ -113,9 +117,10 @@ class ParaQDKind(KindDefaults):
         )
 
     def retrain_candidate(self, *, split, job, progress: Progress | None):
+        request = RetrainRequest.from_params(job.params)
         version = self.train(TrainRequest(
-            dataset_names=split.dataset_names, preset=job.params.get("preset") or settings.PARALAB_RETRAIN_PRESET,
-            max_problems=job.params.get("max_problems"), user=job.created_by, job=job, progress=progress,
+            dataset_names=split.dataset_names, preset=request.preset or settings.PARALAB_RETRAIN_PRESET,
+            max_problems=request.max_problems, user=job.created_by, job=job, progress=progress,
             exclude_candidate_ids=split.heldout_ids,
         ))
         # Its own threshold, from the validation pairs and the gold labels of the training part of

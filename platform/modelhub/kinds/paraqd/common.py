@@ -13,10 +13,9 @@ from jobs.progress import Progress, scaled_progress
 from modelhub.artifacts import ArtifactError
 from modelhub.artifacts import base_encoder_path as artifact_encoder_path
 from modelhub.artifacts import model_device
-from modelhub.models import ModelVersion
 from paralab.errors import UserError
 
-KIND = ModelVersion.Kind.PARAQD
+KIND = "paraqd"
 PRETRAINED_SCORER = "paraqd:pretrained"
 SYNTHESIZED_TEST_PURPOSE = "synthesized_test"
 PRESETS = ("tiny", "paper")

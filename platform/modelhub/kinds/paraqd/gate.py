@@ -10,11 +10,10 @@ from ml.metrics import nest_paraqd_metrics, paraqd_eval, score_histogram
 from ml.metrics.classification import pr_auc, roc_auc
 from ml.serialization import json_safe
 from modelhub.models import ModelVersion
-from modelhub.selectors import paraqd_threshold
 from paraphrases.models import Candidate
 
 from ..base import GateMetric
-from .resolve import ScoringModel
+from .resolve import ScoringModel, paraqd_threshold
 from .scoring import paraqd_score_start
 
 # (name in the gate report, path in the nested metrics, label for people); higher is better

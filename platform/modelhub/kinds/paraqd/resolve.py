@@ -3,13 +3,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from modelhub.models import ModelVersion
-from modelhub.selectors import modelversion_active, modelversion_get
+from modelhub.disagreements import disagreeing_gold
+from modelhub.judging import version_threshold
+from modelhub.selectors import human_gold_labels, modelversion_active, modelversion_get
 from modelhub.services import modelversion_activate, modelversion_create
 
 from .common import KIND, PRETRAINED_SCORER, ParaQDError, base_encoder_path, paraqd_device
@@ -116,3 +119,23 @@ def pretrained_judge(*, user: AbstractBaseUser | None = None, activate: bool = T
     if activate and active is None:
         version = modelversion_activate(version=version)
     return version
+
+
+def paraqd_threshold() -> float:
+    """The threshold the active ParaQD version reads its cosine at (score > threshold: valid): its
+    calibrated threshold (``calibrate``), else 0.5 as in the paper."""
+    return version_threshold(modelversion_active(kind=KIND))
+
+
+def retrain_disagreement_count(*, since: datetime | None = None) -> int:
+    """Among ``human_gold_labels`` (since ``since``), those the active ParaQD version scores on
+    the other side of the threshold: the hard examples a retrain weights up (``modelhub.disagreements``).
+
+    Narrower than ``annotation.selectors.human_model_disagreement_count`` (the dashboard's list,
+    which also counts imported gold labels): imported pairs are never trained on, so they must not
+    trigger a retrain.
+    """
+    active = modelversion_active(kind=KIND)
+    if active is None:
+        return 0
+    return disagreeing_gold(human_gold_labels(since=since), version_id=active.pk, threshold=paraqd_threshold()).count()

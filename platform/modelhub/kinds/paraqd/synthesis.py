@@ -22,7 +22,6 @@ from jobs.services import job_create, job_enqueue
 from ml.generation import GenerationResources, generate
 from ml.operators import TEST_OPERATORS, fit_tfidf
 from ml.seq2seq import Seq2SeqConfig, Seq2SeqGenerator
-from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from paraphrases.models import TEST_GENERATOR_PREFIX, Candidate
 
@@ -38,7 +37,7 @@ def _test_generators() -> dict[str, Any]:
 
     device = generation_device()
     generators: dict[str, Any] = {}
-    stead = modelversion_active(kind=ModelVersion.Kind.STEAD)
+    stead = modelversion_active(kind="stead")
     if stead is not None and stead.artifact_path and Path(stead.artifact_path).is_dir():
         generators["fb"] = OnceUnavailable(Seq2SeqGenerator(
             Seq2SeqConfig(model=stead.artifact_path, prefix="paraphrase: ", device=device)))

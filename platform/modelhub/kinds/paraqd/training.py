@@ -17,9 +17,14 @@ from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.paraqd import ParaQDTrainConfig
 from ml.serialization import json_safe
-from modelhub.artifacts import discard_work, remove_abandoned_partials, version_of_job, version_register, work_dir
+from modelhub.artifacts import (
+    discard_work,
+    remove_abandoned_partials,
+    version_already_trained,
+    version_register,
+    work_dir,
+)
 from modelhub.models import ModelVersion
-from modelhub.services import modelversion_activate
 
 from .common import KIND, PRESETS, ParaQDError, Progress, base_encoder_path, datasets_by_name, paraqd_device, scaled
 from .evaluation import gold_pairs
@@ -106,11 +111,9 @@ def paraqd_train(
     started = time.monotonic()
 
     # A rerun of a job whose worker was lost after registering the version: finish, don't retrain.
-    done = version_of_job(KIND, job)
+    done = version_already_trained(KIND, job, activate=activate, progress=progress, label="ParaQD")
     if done is not None:
-        if progress:
-            progress(1.0, f"version {done.pk} was already trained by this job")
-        return modelversion_activate(version=done) if activate else done
+        return done
     datasets = datasets_by_name(dataset_names)
     eval_pairs = None
     if eval_dataset_name:

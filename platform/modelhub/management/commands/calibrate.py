@@ -9,7 +9,7 @@ from jobs import tasks
 from jobs.models import Job
 from modelhub.calibration import METHODS
 from modelhub.calibration_jobs import calibrate_start
-from modelhub.models import ModelVersion
+from modelhub.judging import judge_kinds
 from paralab.errors import UserError
 from paraphrases.management.commands._jobs import run_job_here
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--model", default="paraqd", choices=[ModelVersion.Kind.PARAQD, ModelVersion.Kind.JUDGE],
+        parser.add_argument("--model", default="paraqd", choices=judge_kinds(),
                             help="which active judge to calibrate: paraqd (default) or judge (numeracy-aware)")
         parser.add_argument("--dataset", action="append", default=[], metavar="NAME",
                             help="a dataset with validation pairs (repeatable; default: every dataset)")

@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
-from modelhub.models import ModelVersion
+from modelhub.kinds.registry import kind_names
 from modelhub.services import RetrainBusy, RetrainError, RetrainNotDue, RetrainUnavailable, model_retrain_start
 from paraphrases.management.commands._jobs import run_job_here
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--model", required=True, choices=ModelVersion.Kind.values,
+        parser.add_argument("--model", required=True, choices=kind_names(),
                             help="which model to retrain (paraqd or pap; stead is not retrained from labels)")
         parser.add_argument("--force", action="store_true",
                             help="retrain even if too few new labels arrived since the last version")
