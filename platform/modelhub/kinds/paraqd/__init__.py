@@ -31,6 +31,7 @@ from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
 from ..base import GateMetric, KindDefaults, Progress, TrainRequest
 from .common import (  # noqa: F401 - the kind's public names
+    DEFAULT_PRESET,
     DEFAULT_THRESHOLD,
     KIND,
     NOTE_INTERVAL_S,
@@ -86,7 +87,7 @@ from .triplets import (  # noqa: F401 - the kind's public names
 
 __all__ = [
     "ParaQDKind", "GATE_METRICS", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "HUMAN_GOLD_SOURCES", "KIND",
-    "PRETRAINED_SCORER", "SYNTHESIZED_TEST_PURPOSE", "PRESETS", "DEFAULT_THRESHOLD", "SCORE_BATCH",
+    "PRETRAINED_SCORER", "SYNTHESIZED_TEST_PURPOSE", "PRESETS", "DEFAULT_PRESET", "DEFAULT_THRESHOLD", "SCORE_BATCH",
     "NOTE_INTERVAL_S", "ParaQDError", "datasets_by_name", "base_encoder_path", "operator_resources",
     "default_training_operators", "training_problems", "gold_is_hard", "paraqd_training_triplets",
     "paraqd_train", "paraqd_train_run", "paraqd_train_start", "ScoringModel", "pretrained_judge",
@@ -110,7 +111,7 @@ class ParaQDKind(KindDefaults):
 
     def train(self, request: TrainRequest):
         return paraqd_train(
-            dataset_names=request.dataset_names, preset=request.preset or "tiny", epochs=request.epochs,
+            dataset_names=request.dataset_names, preset=request.preset or DEFAULT_PRESET, epochs=request.epochs,
             max_problems=request.max_problems, activate=request.activate, user=request.user, job=request.job,
             progress=request.progress, encoder=request.base, exclude_candidate_ids=request.exclude_candidate_ids,
             **request.options,

@@ -19,6 +19,7 @@ KIND = "paraqd"
 PRETRAINED_SCORER = "paraqd:pretrained"
 SYNTHESIZED_TEST_PURPOSE = "synthesized_test"
 PRESETS = ("tiny", "paper")
+DEFAULT_PRESET = "tiny"  # minutes on a CPU; "paper" is the paper's recipe
 DEFAULT_THRESHOLD = 0.5
 SCORE_BATCH = 512
 

@@ -26,7 +26,17 @@ from modelhub.artifacts import (
 )
 from modelhub.models import ModelVersion
 
-from .common import KIND, PRESETS, ParaQDError, Progress, base_encoder_path, datasets_by_name, paraqd_device, scaled
+from .common import (
+    DEFAULT_PRESET,
+    KIND,
+    PRESETS,
+    ParaQDError,
+    Progress,
+    base_encoder_path,
+    datasets_by_name,
+    paraqd_device,
+    scaled,
+)
 from .evaluation import gold_pairs
 from .operators import operator_resources
 from .triplets import paraqd_training_triplets
@@ -69,7 +79,7 @@ def _train_config(
 def paraqd_train(
     *,
     dataset_names: Sequence[str],
-    preset: str = "tiny",
+    preset: str = DEFAULT_PRESET,
     epochs: int | None = None,
     max_problems: int | None = None,
     activate: bool = False,
@@ -217,7 +227,7 @@ class ParaQDTrainRequest(JobRequest):
 
     model: str = KIND
     datasets: list[str] = field(default_factory=list)
-    preset: str = "tiny"
+    preset: str = DEFAULT_PRESET
     epochs: int | None = None
     max_problems: int | None = None
     activate: bool = False
@@ -232,7 +242,7 @@ class ParaQDTrainRequest(JobRequest):
 def paraqd_train_start(
     *,
     dataset_names: Sequence[str],
-    preset: str = "tiny",
+    preset: str = DEFAULT_PRESET,
     epochs: int | None = None,
     max_problems: int | None = None,
     activate: bool = False,
@@ -279,7 +289,7 @@ def paraqd_train_run(*, job: Job, progress: Progress | None = None) -> dict[str,
     """The training job's body: ``{"version", "status", "path", "metrics", "training_data"}``."""
     request = ParaQDTrainRequest.from_params(job.params)
     version = paraqd_train(
-        dataset_names=request.datasets, preset=request.preset or "tiny", epochs=request.epochs,
+        dataset_names=request.datasets, preset=request.preset or DEFAULT_PRESET, epochs=request.epochs,
         max_problems=request.max_problems, activate=bool(request.activate), user=job.created_by, job=job,
         progress=progress, encoder=request.encoder or None, time_budget_s=request.time_budget_s,
         config_overrides=request.config_overrides or None, balance_datasets=bool(request.balance_datasets),

@@ -8,7 +8,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
-from modelhub.kinds.paraqd import PRESETS, ParaQDError, paraqd_train_start
+from modelhub.kinds.paraqd import DEFAULT_PRESET, PRESETS, ParaQDError, paraqd_train_start
 
 from ._jobs import run_job_here
 
@@ -44,7 +44,7 @@ class Command(BaseCommand):
                             help="dataset to train on (repeat for several)")
         parser.add_argument("--epochs", type=positive_int, help="epochs (default: the preset's)")
         parser.add_argument("--max-problems", type=positive_int, help="use at most N problems")
-        parser.add_argument("--preset", choices=PRESETS, default="tiny",
+        parser.add_argument("--preset", choices=PRESETS, default=DEFAULT_PRESET,
                             help="tiny (1 epoch, smoke runs; default) or paper (9 epochs, batch 16)")
         parser.add_argument("--activate", action="store_true", help="make the new version the active scorer")
         parser.add_argument("--encoder", help="base encoder (default: PARALAB_SENTENCE_ENCODER)")
