@@ -26,6 +26,7 @@ from .entities import EntitySubstitutionGenerator
 from .fill_mask import FillMaskGenerator, load_masked_lm, masked_lm_unavailable_reason
 from .llm import InstructLLMGenerator
 from .neural import PapGenerator, SteadGenerator
+from .question_form import QuestionFormGenerator
 from .reorder import ReorderGenerator
 from .structural import PassiveGenerator, PrepositionPermutationGenerator
 from .synonyms import SynonymConfig, SynonymGenerator, synonym_lookup
@@ -176,6 +177,12 @@ def _register_builtins() -> None:
         register(generator, default=generator.name not in _OPTIONAL_RULES)
     for pair in pairs[-2:]:  # passive+reorder+synonym, pp_permutation+reorder+synonym
         register(ComposedGenerator(pair, synonym, max_candidates=COMPOSED_CANDIDATES), default=False)
+    # The question asked another way, alone and after a structural step; out of the default set
+    # until blind labels say it belongs there.
+    question = QuestionFormGenerator()
+    register(question, default=False)
+    for first in (passive, permutation):
+        register(ComposedGenerator(first, question, max_candidates=COMPOSED_CANDIDATES), default=False)
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

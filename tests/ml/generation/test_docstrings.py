@@ -6,7 +6,7 @@ import pytest
 
 MODULES = ["ml.generation", "ml.generation.base", "ml.generation.names", "ml.generation.reorder",
            "ml.generation.words", "ml.generation.entities", "ml.generation.compose", "ml.generation.baselines",
-           "ml.generation.registry"]
+           "ml.generation.registry", "ml.generation.question_form"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -1,0 +1,92 @@
+"""The question asked another way: "What is the X?" <-> "Find the X." (also "What was/will be …",
+"Calculate/Determine the X", "its/their/his/her X", after a leading "If …, " clause). Only the
+problem's last sentence changes, and only when it is exactly one of these forms, so the facts,
+numbers and the asked quantity stay word for word; the verb agrees with the asked noun ("What are
+the two numbers?").
+
+Most word problems end in such a question, including the one-sentence ones the structural rules
+cannot rewrite; this is what gives them a variant.
+
+>>> rewrite_question("A train covers 300 km in 5 hours. What is its speed?")
+'A train covers 300 km in 5 hours. Find its speed.'
+>>> rewrite_question("If the sum is 12, find the two numbers.")
+'If the sum is 12, what are the two numbers?'
+>>> rewrite_question("How many apples are left?") is None
+True
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse, sentence_spans
+from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
+
+__all__ = ["QuestionFormGenerator", "rewrite_question"]
+
+_PRE = r"(?P<pre>If [^?]+?, )?"
+_DET = r"(?P<det>the|its|their|his|her)"
+_WHAT = re.compile(rf"^{_PRE}[Ww]hat (?P<verb>is|was|will be|are|were) {_DET} (?P<np>[^?]+?)\s*\?$")
+_FIND = re.compile(rf"^{_PRE}(?P<verb>[Ff]ind|[Cc]alculate|[Dd]etermine) {_DET} (?P<np>[^?.!]+?)\s*[.?]$")
+# The asked phrase must be a noun phrase: a finite verb of its own at the end ("… of the car is")
+# or a second question in it means the sentence is not the simple form this rule rewrites.
+_BAD_NP = re.compile(r"\b(is|are|was|were|be)\s*$|\b(what|how|which|who|when|whom)\b", re.I)
+
+
+def _plural(phrase: str, spacy_model: str) -> bool:
+    """Whether the head noun of ``phrase`` (the first noun chunk's root) is plural."""
+    doc = parse(f"the {phrase}", spacy_model)
+    chunks = list(doc.noun_chunks)
+    head = chunks[0].root if chunks else None
+    return head is not None and head.tag_ in ("NNS", "NNPS")
+
+
+def _start(sentence: str, pre: str | None) -> str:
+    """A clause that starts the sentence, capitalised; after an "If …, " clause, lower-case."""
+    return (pre or "") + (sentence if pre else sentence[:1].upper() + sentence[1:])
+
+
+def rewrite_question(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
+    """``text`` with its last sentence asked the other way, or None when that sentence is not a
+    "What is the X?" / "Find the X." question."""
+    spans = sentence_spans(text, spacy_model)
+    if not spans:
+        return None
+    last = spans[-1]
+    sentence = text[last.start:last.end]
+    if match := _WHAT.match(sentence):
+        det, np = match["det"], match["np"]
+        if _BAD_NP.search(np):
+            return None
+        asked = _start(f"find {det} {np}.", match["pre"])
+    elif match := _FIND.match(sentence):
+        det, np = match["det"], match["np"]
+        if _BAD_NP.search(np):
+            return None
+        verb = "are" if _plural(np, spacy_model) else "is"
+        asked = _start(f"what {verb} {det} {np}?", match["pre"])
+    else:
+        return None
+    return text[:last.start] + asked + text[last.end:]
+
+
+@dataclass(frozen=True)
+class QuestionFormGenerator:
+    """The problem with its question asked the other way ("What is the X?" <-> "Find the X.")."""
+
+    name: str = "question_form"
+    description: str = "The question asked another way: 'What is the X?' becomes 'Find the X.' and back"
+    kind: str = "rule"
+
+    def unavailable_reason(self, resources: GenerationResources) -> str | None:
+        return None
+
+    def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
+        rewritten = rewrite_question(text, spacy_model=resources.spacy_model)
+        if rewritten is None:
+            raise NotApplicable("the question is not a 'What is the …?' or 'Find the ….' sentence",
+                                operator=self.name)
+        require_same_problem(text, rewritten, generator=self.name, spacy_model=resources.spacy_model)
+        return candidates_or_refuse(text, [GeneratedCandidate(rewritten, self.name, "question")],
+                                    generator=self.name, reason="no change")

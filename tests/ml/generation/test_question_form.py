@@ -1,0 +1,51 @@
+"""The question asked the other way: only the last sentence changes, only in its simple forms."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from ml.generation import GenerationResources, generate, get_generator
+from ml.generation.base import NotApplicable
+from ml.generation.question_form import rewrite_question
+
+SPACY = GenerationResources().spacy_model
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("A train covers 300 km in 5 hours. What is its speed?", "A train covers 300 km in 5 hours. Find its speed."),
+    ("Tom paid $5 for 2 pens. What was the price of one pen ?", "Tom paid $5 for 2 pens. Find the price of one pen."),
+    ("A banana costs Rs.3. Find the total cost of 4 dozen bananas.",
+     "A banana costs Rs.3. What is the total cost of 4 dozen bananas?"),
+    # the verb agrees with the asked noun
+    ("One number exceeds another by 5. Their sum is 25. Find the two numbers.",
+     "One number exceeds another by 5. Their sum is 25. What are the two numbers?"),
+    # after a leading condition the main clause stays lower-case
+    ("If 12 pens cost $ 24, what is the cost of 3 pens?", "If 12 pens cost $ 24, find the cost of 3 pens."),
+    ("If the sum is 12, calculate the larger number.", "If the sum is 12, what is the larger number?"),
+])
+def test_the_question_is_asked_the_other_way_and_nothing_else_changes(text, expected):
+    assert rewrite_question(text, spacy_model=SPACY) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "A train covers 300 km in 5 hours. How fast is it?",          # not one of the two forms
+    "A car is late. What is the normal speed of the car is?",     # a verb ends the asked phrase
+    "What is the speed, and how long does it take?",              # a second question inside
+    "A train covers 300 km in 5 hours and what is its speed.",    # the form must start the sentence
+])
+def test_other_questions_are_refused_not_mangled(text):
+    assert rewrite_question(text, spacy_model=SPACY) is None
+    with pytest.raises(NotApplicable):
+        get_generator("question_form").generate(text, random.Random(1), GenerationResources())
+
+
+def test_it_runs_by_name_and_in_compositions_and_keeps_every_number():
+    text = "A shop sold 45 pens on Monday and 30 pens on Tuesday. What is the total number of pens sold?"
+    candidates, refusals = generate(["question_form", "passive+question_form"], text, 3407, GenerationResources())
+    assert [c.text for c in candidates if c.generator == "question_form"] == [
+        "A shop sold 45 pens on Monday and 30 pens on Tuesday. Find the total number of pens sold."]
+    for candidate in candidates:
+        assert "45" in candidate.text and "30" in candidate.text
+        assert candidate.text.endswith("Find the total number of pens sold.")
+    assert "question_form" not in refusals
