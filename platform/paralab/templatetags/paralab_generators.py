@@ -35,6 +35,7 @@ PLAIN_NAMES = {
     "passive": "Passive voice",
     "synonym": "Synonyms",
     "entity_substitution": "Changed names",
+    "question_form": "Question asked another way",
     "fill_mask": "Words filled in by a language model",
     "copy": "Unchanged copy (baseline)",
     "eda": "Random word edits (EDA baseline)",
