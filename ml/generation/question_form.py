@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse, sentence_spans
 from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
 
-__all__ = ["QuestionFormGenerator", "rewrite_question"]
+__all__ = ["ConditionMovedGenerator", "QuestionFormGenerator", "move_condition", "rewrite_question"]
 
 _PRE = r"(?P<pre>If [^?]+?, )?"
 _DET = r"(?P<det>the|its|their|his|her)"
@@ -87,6 +87,53 @@ class QuestionFormGenerator:
         if rewritten is None:
             raise NotApplicable("the question is not a 'What is the …?' or 'Find the ….' sentence",
                                 operator=self.name)
+        require_same_problem(text, rewritten, generator=self.name, spacy_model=resources.spacy_model)
+        return candidates_or_refuse(text, [GeneratedCandidate(rewritten, self.name, "question")],
+                                    generator=self.name, reason="no change")
+
+
+# "If A, (then) what/how … ?": the condition and the question, split at the first comma that is
+# followed by the question (a comma inside the condition is followed by more of it).
+_CONDITION_FIRST = re.compile(
+    r"^If (?P<cond>[^?]+?), (?:then )?(?P<main>(?:what|how|which|who|whom|whose|when|where|find|calculate|determine)"
+    r"\b[^?]*?)\s*(?P<end>[?.])$", re.I)
+
+
+def move_condition(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
+    """``text`` with its last sentence's leading condition moved after the question ("If A, how
+    many …?" -> "How many … if A?"), or None when that sentence is not of that form.
+
+    >>> move_condition("Tom has 5 pens. If he buys 3 more, how many pens does he have?")
+    'Tom has 5 pens. How many pens does he have if he buys 3 more?'
+    """
+    spans = sentence_spans(text, spacy_model)
+    if not spans:
+        return None
+    last = spans[-1]
+    match = _CONDITION_FIRST.match(text[last.start:last.end])
+    if match is None:
+        return None
+    main, cond = match["main"], match["cond"]
+    asked = f"{main[:1].upper()}{main[1:]} if {cond}{match['end']}"
+    return text[:last.start] + asked + text[last.end:]
+
+
+@dataclass(frozen=True)
+class ConditionMovedGenerator:
+    """The problem with its question's leading condition moved after it ("If A, how many …?" ->
+    "How many … if A?")."""
+
+    name: str = "condition_moved"
+    description: str = "The question's condition moved after it: 'If A, how many …?' becomes 'How many … if A?'"
+    kind: str = "rule"
+
+    def unavailable_reason(self, resources: GenerationResources) -> str | None:
+        return None
+
+    def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
+        rewritten = move_condition(text, spacy_model=resources.spacy_model)
+        if rewritten is None:
+            raise NotApplicable("the question does not open with an 'If …,' condition", operator=self.name)
         require_same_problem(text, rewritten, generator=self.name, spacy_model=resources.spacy_model)
         return candidates_or_refuse(text, [GeneratedCandidate(rewritten, self.name, "question")],
                                     generator=self.name, reason="no change")

@@ -26,7 +26,7 @@ from .entities import EntitySubstitutionGenerator
 from .fill_mask import FillMaskGenerator, load_masked_lm, masked_lm_unavailable_reason
 from .llm import InstructLLMGenerator
 from .neural import PapGenerator, SteadGenerator
-from .question_form import QuestionFormGenerator
+from .question_form import ConditionMovedGenerator, QuestionFormGenerator
 from .reorder import ReorderGenerator
 from .structural import PassiveGenerator, PrepositionPermutationGenerator
 from .synonyms import SynonymConfig, SynonymGenerator, synonym_lookup
@@ -184,6 +184,10 @@ def _register_builtins() -> None:
     register(question)
     for first in (passive, permutation):
         register(ComposedGenerator(first, question, max_candidates=COMPOSED_CANDIDATES), default=False)
+    # The question's leading condition moved after it; run by name until blind labels decide.
+    condition = ConditionMovedGenerator()
+    register(condition, default=False)
+    register(ComposedGenerator(condition, question, max_candidates=COMPOSED_CANDIDATES), default=False)
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

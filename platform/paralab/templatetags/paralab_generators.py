@@ -36,6 +36,7 @@ PLAIN_NAMES = {
     "synonym": "Synonyms",
     "entity_substitution": "Changed names",
     "question_form": "Question asked another way",
+    "condition_moved": "Condition moved after the question",
     "fill_mask": "Words filled in by a language model",
     "copy": "Unchanged copy (baseline)",
     "eda": "Random word edits (EDA baseline)",

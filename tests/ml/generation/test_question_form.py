@@ -7,7 +7,7 @@ import pytest
 
 from ml.generation import GenerationResources, generate, get_generator
 from ml.generation.base import NotApplicable
-from ml.generation.question_form import rewrite_question
+from ml.generation.question_form import move_condition, rewrite_question
 
 SPACY = GenerationResources().spacy_model
 
@@ -49,3 +49,31 @@ def test_it_runs_by_name_and_in_compositions_and_keeps_every_number():
         assert "45" in candidate.text and "30" in candidate.text
         assert candidate.text.endswith("Find the total number of pens sold.")
     assert "question_form" not in refusals
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Tom has 5 pens. If he buys 3 more, how many pens does he have?",
+     "Tom has 5 pens. How many pens does he have if he buys 3 more?"),
+    ("If 240 children stand in columns of 12, then how many columns are formed?",
+     "How many columns are formed if 240 children stand in columns of 12?"),
+    # a comma inside the condition stays in it
+    ("If 5, 6 and 7 are the sides, what is the area ?", "What is the area if 5, 6 and 7 are the sides?"),
+])
+def test_the_condition_moves_after_the_question(text, expected):
+    assert move_condition(text, spacy_model=SPACY) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Tom has 5 pens. How many pens does he have if he buys 3 more?",   # already after
+    "If he buys 3 more pens, he has 8.",                                  # no question
+])
+def test_a_question_without_a_leading_condition_is_refused(text):
+    assert move_condition(text, spacy_model=SPACY) is None
+    with pytest.raises(NotApplicable):
+        get_generator("condition_moved").generate(text, random.Random(1), GenerationResources())
+
+
+def test_condition_then_question_form_compose():
+    text = "A tank holds 40 litres. If 15 litres leak out, what is the amount left?"
+    candidates, _ = generate(["condition_moved+question_form"], text, 3407, GenerationResources())
+    assert [c.text for c in candidates] == ["A tank holds 40 litres. Find the amount left if 15 litres leak out."]
