@@ -110,9 +110,11 @@ def fmt(v, pct=True):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problems", type=int, default=60, help="the first N problems (0: all)")
-    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "aqua-test"), default="aqua-dev-labelled",
-                        help="the labelled set's AQuA dev problems, or AQuA test questions (for generators trained "
-                             "on AQuA dev questions: STEAD, PAP)")
+    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "aqua-test", "gsm8k-train"),
+                        default="aqua-dev-labelled",
+                        help="the labelled set's AQuA dev problems, AQuA test questions (for generators trained "
+                             "on AQuA dev questions: STEAD, PAP), or GSM8K train problems (fresh problems to "
+                             "confirm a rule repaired on the AQuA labels)")
     parser.add_argument("--per-generator", type=int, default=16, help="unlabelled candidates per generator to label")
     parser.add_argument("--generators", default="", help="comma-separated names (default: every rule generator)")
     parser.add_argument("--llm", type=Path, default=None, help="a GGUF instruct model: run instruct_llm too")
@@ -140,6 +142,9 @@ def main() -> None:
     gold = gold_labels()
     if args.problem_set == "aqua-test":
         lines_ = (DATA / "aqua" / "test.json").read_text(encoding="utf-8").splitlines()
+        problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines_ if line.strip()))
+    elif args.problem_set == "gsm8k-train":  # fresh problems to confirm a rule repaired on the AQuA labels
+        lines_ = (DATA / "gsm8k" / "train.jsonl").read_text(encoding="utf-8").splitlines()
         problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines_ if line.strip()))
     else:
         problems = list(dict.fromkeys(q for q, _ in gold))
@@ -207,7 +212,9 @@ def main() -> None:
         f"({os.cpu_count()} cores, no GPU; {time.perf_counter() - started:.0f} s for this call).", "",
         (f"Data: the first {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
          if args.problem_set == "aqua-dev-labelled" else
-         f"Data: the first {len(problems)} AQuA test questions (never trained on; STEAD and PAP train on AQuA dev). ")
+         f"Data: the first {len(problems)} AQuA test questions (never trained on; STEAD and PAP train on AQuA dev). "
+         if args.problem_set == "aqua-test" else
+         f"Data: the first {len(problems)} GSM8K train problems (fresh problems for rule generators). ")
         +
         "Labels: the shared labels where they hold the text, else the blind passes (valid only when every pass "
         "says so; useful only when every pass says useful).", "",

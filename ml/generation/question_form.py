@@ -99,9 +99,29 @@ _CONDITION_FIRST = re.compile(
     r"\b[^?]*?)\s*(?P<end>[?.])$", re.I)
 
 
+# Words of the question that may point to something only the condition introduces; once the question
+# comes first they would point forward ("What is its volume if a box …?", "How many does she need
+# if Jill …?"), so a question holding one keeps its condition first (labelled failures).
+_POINTING_TAGS = {"PRP", "PRP$"}
+_POINTING_WORDS = {"this", "that", "these", "those", "such", "so", "other"}
+
+
+def _points_forward(main: str, cond: str, before: str, spacy_model: str) -> bool:
+    """Whether the question, put first, would point to something only the condition introduces:
+    it holds a pronoun or pointing word and the condition brings in something new (an indefinite
+    noun phrase, or a name the text has not used before)."""
+    if not any(t.tag_ in _POINTING_TAGS or t.lower_ in _POINTING_WORDS for t in parse(main, spacy_model)):
+        return False
+    doc = parse(cond, spacy_model)
+    return any(t.lower_ in ("a", "an") for t in doc) or any(
+        t.pos_ == "PROPN" and t.text not in before for t in doc)
+
+
 def move_condition(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
     """``text`` with its last sentence's leading condition moved after the question ("If A, how
-    many …?" -> "How many … if A?"), or None when that sentence is not of that form.
+    many …?" -> "How many … if A?"), or None when that sentence is not of that form, when the
+    question would point forward to what the condition introduces ("What is its volume if a box
+    …?"), or when either part already holds an "if" (two stacked conditions).
 
     >>> move_condition("Tom has 5 pens. If he buys 3 more, how many pens does he have?")
     'Tom has 5 pens. How many pens does he have if he buys 3 more?'
@@ -114,6 +134,8 @@ def move_condition(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str 
     if match is None:
         return None
     main, cond = match["main"], match["cond"]
+    if _points_forward(main, cond, text[:last.start], spacy_model) or re.search(r"\bif\b", main + " " + cond, re.I):
+        return None
     asked = f"{main[:1].upper()}{main[1:]} if {cond}{match['end']}"
     return text[:last.start] + asked + text[last.end:]
 

@@ -66,6 +66,11 @@ def test_the_condition_moves_after_the_question(text, expected):
 @pytest.mark.parametrize("text", [
     "Tom has 5 pens. How many pens does he have if he buys 3 more?",   # already after
     "If he buys 3 more pens, he has 8.",                                  # no question
+    # put first, "its" and "she" would point to what only the condition introduces
+    "If a rectangular box has two faces of area 25, what is its volume?",
+    "If Jill has 5 cups, how many bottles will she need?",
+    # two conditions would stack
+    "If the coin is tossed twice, what is the chance of heads if the coin is fair?",
 ])
 def test_a_question_without_a_leading_condition_is_refused(text):
     assert move_condition(text, spacy_model=SPACY) is None
