@@ -47,49 +47,71 @@ def _start(sentence: str, pre: str | None) -> str:
     return (pre or "") + (sentence if pre else sentence[:1].upper() + sentence[1:])
 
 
-def rewrite_question(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
-    """``text`` with its last sentence asked the other way, or None when that sentence is not a
-    "What is the X?" / "Find the X." question."""
+def _rewrite_last_sentence(text: str, spacy_model: str, rewrite) -> str | None:
+    """``text`` with its last sentence replaced by ``rewrite(sentence)``; None when that says None."""
     spans = sentence_spans(text, spacy_model)
     if not spans:
         return None
     last = spans[-1]
-    sentence = text[last.start:last.end]
+    asked = rewrite(text[last.start:last.end], text[:last.start])
+    return None if asked is None else text[:last.start] + asked + text[last.end:]
+
+
+def _ask_the_other_way(sentence: str, before: str, spacy_model: str) -> str | None:
     if match := _WHAT.match(sentence):
         det, np = match["det"], match["np"]
         if _BAD_NP.search(np):
             return None
-        asked = _start(f"find {det} {np}.", match["pre"])
-    elif match := _FIND.match(sentence):
+        return _start(f"find {det} {np}.", match["pre"])
+    if match := _FIND.match(sentence):
         det, np = match["det"], match["np"]
         if _BAD_NP.search(np):
             return None
         verb = "are" if _plural(np, spacy_model) else "is"
-        asked = _start(f"what {verb} {det} {np}?", match["pre"])
-    else:
-        return None
-    return text[:last.start] + asked + text[last.end:]
+        return _start(f"what {verb} {det} {np}?", match["pre"])
+    return None
 
 
-@dataclass(frozen=True)
-class QuestionFormGenerator:
-    """The problem with its question asked the other way ("What is the X?" <-> "Find the X.")."""
+def rewrite_question(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
+    """``text`` with its last sentence asked the other way, or None when that sentence is not a
+    "What is the X?" / "Find the X." question."""
+    return _rewrite_last_sentence(text, spacy_model, lambda s, before: _ask_the_other_way(s, before, spacy_model))
 
-    name: str = "question_form"
-    description: str = "The question asked another way: 'What is the X?' becomes 'Find the X.' and back"
+
+class _LastSentenceRule:
+    """A rule generator that rewrites the problem's last sentence (``rewrite``) or refuses with
+    ``refusal``; the rewrite must keep every number, unit and name."""
+
+    name: str
     kind: str = "rule"
+    refusal: str = ""
+
+    def rewrite(self, text: str, spacy_model: str) -> str | None:
+        raise NotImplementedError
 
     def unavailable_reason(self, resources: GenerationResources) -> str | None:
         return None
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
-        rewritten = rewrite_question(text, spacy_model=resources.spacy_model)
+        rewritten = self.rewrite(text, resources.spacy_model)
         if rewritten is None:
-            raise NotApplicable("the question is not a 'What is the …?' or 'Find the ….' sentence",
-                                operator=self.name)
+            raise NotApplicable(self.refusal, operator=self.name)
         require_same_problem(text, rewritten, generator=self.name, spacy_model=resources.spacy_model)
         return candidates_or_refuse(text, [GeneratedCandidate(rewritten, self.name, "question")],
                                     generator=self.name, reason="no change")
+
+
+@dataclass(frozen=True)
+class QuestionFormGenerator(_LastSentenceRule):
+    """The problem with its question asked the other way ("What is the X?" <-> "Find the X.")."""
+
+    name: str = "question_form"
+    description: str = "The question asked another way: 'What is the X?' becomes 'Find the X.' and back"
+    kind: str = "rule"
+    refusal: str = "the question is not a 'What is the …?' or 'Find the ….' sentence"
+
+    def rewrite(self, text: str, spacy_model: str) -> str | None:
+        return rewrite_question(text, spacy_model=spacy_model)
 
 
 # "If A, (then) what/how … ?": the condition and the question, split at the first comma that is
@@ -126,36 +148,28 @@ def move_condition(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str 
     >>> move_condition("Tom has 5 pens. If he buys 3 more, how many pens does he have?")
     'Tom has 5 pens. How many pens does he have if he buys 3 more?'
     """
-    spans = sentence_spans(text, spacy_model)
-    if not spans:
-        return None
-    last = spans[-1]
-    match = _CONDITION_FIRST.match(text[last.start:last.end])
+    return _rewrite_last_sentence(text, spacy_model, lambda s, before: _condition_last(s, before, spacy_model))
+
+
+def _condition_last(sentence: str, before: str, spacy_model: str) -> str | None:
+    match = _CONDITION_FIRST.match(sentence)
     if match is None:
         return None
     main, cond = match["main"], match["cond"]
-    if _points_forward(main, cond, text[:last.start], spacy_model) or re.search(r"\bif\b", main + " " + cond, re.I):
+    if _points_forward(main, cond, before, spacy_model) or re.search(r"\bif\b", main + " " + cond, re.I):
         return None
-    asked = f"{main[:1].upper()}{main[1:]} if {cond}{match['end']}"
-    return text[:last.start] + asked + text[last.end:]
+    return f"{main[:1].upper()}{main[1:]} if {cond}{match['end']}"
 
 
 @dataclass(frozen=True)
-class ConditionMovedGenerator:
+class ConditionMovedGenerator(_LastSentenceRule):
     """The problem with its question's leading condition moved after it ("If A, how many …?" ->
     "How many … if A?")."""
 
     name: str = "condition_moved"
     description: str = "The question's condition moved after it: 'If A, how many …?' becomes 'How many … if A?'"
     kind: str = "rule"
+    refusal: str = "the question does not open with an 'If …,' condition"
 
-    def unavailable_reason(self, resources: GenerationResources) -> str | None:
-        return None
-
-    def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
-        rewritten = move_condition(text, spacy_model=resources.spacy_model)
-        if rewritten is None:
-            raise NotApplicable("the question does not open with an 'If …,' condition", operator=self.name)
-        require_same_problem(text, rewritten, generator=self.name, spacy_model=resources.spacy_model)
-        return candidates_or_refuse(text, [GeneratedCandidate(rewritten, self.name, "question")],
-                                    generator=self.name, reason="no change")
+    def rewrite(self, text: str, spacy_model: str) -> str | None:
+        return move_condition(text, spacy_model=spacy_model)

@@ -34,7 +34,7 @@ from paraphrases.models import TEST_GENERATOR_PREFIX, Score
 from .judging import calibration_of
 from .kinds.registry import get_kind
 from .models import ModelVersion
-from .selectors import HUMAN_GOLD_SOURCES as HUMAN_SOURCES
+from .selectors import HUMAN_GOLD_SOURCES
 
 logger = logging.getLogger("paralab.calibration")
 
@@ -71,7 +71,7 @@ def validation_pairs(
         golds = golds.filter(candidate__problem__dataset__in=list(datasets))
     imported_ok = Q(source=GoldLabel.Source.IMPORT,
                     candidate__problem__split__in=[Problem.Split.TRAIN, Problem.Split.DEV])
-    golds = golds.filter(imported_ok | Q(source__in=HUMAN_SOURCES))
+    golds = golds.filter(imported_ok | Q(source__in=HUMAN_GOLD_SOURCES))
     if exclude_candidate_ids:
         golds = golds.exclude(candidate_id__in=list(exclude_candidate_ids))
     return [

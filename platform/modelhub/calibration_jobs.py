@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
-from annotation.models import GoldLabel
 from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
@@ -20,8 +19,7 @@ from paralab.errors import UserError
 from .calibration import METHODS, CalibrationError, version_calibrate
 from .judging import FALLBACK_KIND, calibration_of, decision_version, judge_kinds
 from .kinds.registry import get_kind
-from .selectors import HUMAN_GOLD_SOURCES as HUMAN_SOURCES
-from .selectors import modelversion_active
+from .selectors import human_gold_labels, modelversion_active
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -110,7 +108,7 @@ def calibration_due(*, version: ModelVersion) -> bool:
     since = None
     if fitted:
         since = datetime.fromisoformat(fitted)
-    golds = GoldLabel.objects.filter(source__in=HUMAN_SOURCES)
+    golds = human_gold_labels()
     return golds.filter(updated_at__gt=since).exists() if since else golds.exists()
 
 
@@ -120,7 +118,7 @@ def refit_due(*, version: ModelVersion) -> bool:
     every = settings.PARALAB_JUDGE_REFIT_EVERY
     if not every or not get_kind(version.kind).refits_from_gold:
         return False
-    return GoldLabel.objects.filter(source__in=HUMAN_SOURCES, updated_at__gt=version.created_at).count() >= every
+    return human_gold_labels().filter(updated_at__gt=version.created_at).count() >= every
 
 
 def recalibrate_check(*, user: AbstractBaseUser | None = None) -> dict[str, Any]:

@@ -27,13 +27,14 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.utils import timezone
 
+from jobs.progress import Progress
 from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
 from .kinds.base import GateMetric
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("paralab.retrain")
 
-Progress = Callable[..., None]
 
 HOLDOUT_SALT = "paralab-heldout-v1"
 def heldout_bucket(candidate_id: int) -> int:

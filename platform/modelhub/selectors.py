@@ -12,7 +12,6 @@ from annotation.models import GoldLabel
 from jobs.models import Job
 
 from .kinds.registry import get_kind
-from .kinds.registry import retrainable_kinds as registered_retrainable
 from .models import ModelVersion
 
 # Gold labels that come from the platform's own annotators (imported ones are evaluation data).
@@ -41,11 +40,6 @@ def modelversion_get(*, version_id: int, kind: str | None = None) -> ModelVersio
 
 
 # --- retraining ----------------------------------------------------------------------------------
-def retrainable_kinds() -> tuple[str, ...]:
-    """Kinds of the registry (``modelhub.kinds``) that learn from the annotators' labels."""
-    return registered_retrainable()
-
-
 def modelversion_latest(*, kind: str) -> ModelVersion | None:
     """The newest version of ``kind`` whatever its status (a retrain's "last version")."""
     return ModelVersion.objects.filter(kind=kind).order_by("-created_at", "-id").first()

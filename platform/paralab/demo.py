@@ -42,12 +42,12 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.services import task_named
 from modelhub.calibration_jobs import judge_bootstrap
-from modelhub.kinds.paraqd import TEST_GENERATOR_PREFIX, paraqd_score_candidates, paraqd_synthesize_start
+from modelhub.kinds.paraqd import paraqd_score_candidates, paraqd_synthesize_start
 from modelhub.kinds.seq2seq import scanning_train_start
 from modelhub.selectors import modelversion_active
 from paraphrases.candidates import GENERATED_PURPOSE
 from paraphrases.generation import generation_start
-from paraphrases.models import Candidate
+from paraphrases.models import TEST_GENERATOR_PREFIX, Candidate
 
 DEMO_DATASET = "demo"
 # Problems the demo's tiny STEAD rewrites for PAP's corpus, and that STEAD and PAP generate for.

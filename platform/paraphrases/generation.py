@@ -33,6 +33,7 @@ from django.db import transaction
 from corpus.models import Dataset, Problem
 from jobs import tasks
 from jobs.models import Job
+from jobs.progress import Progress
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue, job_log
 from ml.generation import GENERATORS, GenerationResources, available_generators, generate, get_generator, is_default
@@ -52,7 +53,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("paralab.generation")
 
-Progress = Callable[..., None]
 
 DEFAULT_SELECTOR = "pammr"
 DEFAULT_PER_PROBLEM = 2

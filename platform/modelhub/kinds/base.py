@@ -10,11 +10,12 @@ locking, the job, the gate, activation.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from jobs.progress import Progress
 from paralab.errors import UserError
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from modelhub.models import ModelVersion
     from modelhub.retraining import GoldSplit
 
-Progress = Callable[..., None]
 # (name in the gate report, path in the nested metrics dict, label for people); higher is better
 GateMetric = tuple[str, tuple[str, ...], str]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -23,6 +23,7 @@ from corpus.models import Dataset, Problem
 from corpus.selectors import datasets_found
 from jobs import tasks
 from jobs.models import Job
+from jobs.progress import Progress
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.generation import GeneratorUnavailable, synonym_lookup
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("paralab.scanning")
 
-Progress = Callable[..., None]
 STEAD, PAP = "stead", "pap"
 NEURAL_GENERATORS = (STEAD, PAP)
 PRESETS = ("tiny", "paper")

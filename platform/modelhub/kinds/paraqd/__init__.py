@@ -2,7 +2,7 @@
 
 The kind's modules (the kind registers in ``ModelhubConfig.ready()``, once every model is loaded):
 
-- ``common``: constants other apps import (``DEFAULT_THRESHOLD``, ``TEST_GENERATOR_PREFIX``...),
+- ``common``: constants other apps import (``DEFAULT_THRESHOLD``, ``PRESETS``...),
   ``ParaQDError``, dataset and encoder lookups;
 - ``operators``: the training and test operators' resources;
 - ``triplets``: training triplets from operator outputs and human gold labels;
@@ -25,9 +25,8 @@ from django.conf import settings
 
 from modelhub.calibration import CalibrationError, version_calibrate
 from modelhub.judging import version_threshold
-from modelhub.selectors import HUMAN_GOLD_SOURCES, human_gold_labels
+from modelhub.selectors import human_gold_labels
 from modelhub.services import RetrainRequest
-from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
 from ..base import GateMetric, KindDefaults, Progress, TrainRequest
 from .common import (  # noqa: F401 - the kind's public names
@@ -86,7 +85,7 @@ from .triplets import (  # noqa: F401 - the kind's public names
 )
 
 __all__ = [
-    "ParaQDKind", "GATE_METRICS", "IMPORTED_PAIR_PREFIX", "TEST_GENERATOR_PREFIX", "HUMAN_GOLD_SOURCES", "KIND",
+    "ParaQDKind", "GATE_METRICS", "KIND",
     "PRETRAINED_SCORER", "SYNTHESIZED_TEST_PURPOSE", "PRESETS", "DEFAULT_PRESET", "DEFAULT_THRESHOLD", "SCORE_BATCH",
     "NOTE_INTERVAL_S", "ParaQDError", "datasets_by_name", "base_encoder_path", "operator_resources",
     "default_training_operators", "training_problems", "gold_is_hard", "paraqd_training_triplets",
