@@ -5,18 +5,87 @@ A batch is a shuffled CSV of ``id, original, rewrite`` with no generator and no 
 pairs with people's labels are mixed in to check each labelling pass against people. The key
 (``blind_key.csv``: id, source, gold) stays beside it. A pass is a CSV ``id, valid (0/1), useful
 (yes/no, for valid rows), reason`` written by one labeller following ``labels/GUIDELINES.md``.
+
+Batches hold the shared corpora's text, so they stay in ``var/`` and never enter the repository.
+What their passes concluded does: ``benchmarks/labels/blind.csv`` keeps one row per labelled
+(original, rewrite) pair under a SHA-256 of the pair (no text), with the verdict, the number of
+passes and the batch it came from (:func:`store_labels`, :func:`stored_labels`). Every benchmark
+that reads passes adds them to the store, and reads the store, so a fresh checkout counts the
+labels earlier sessions made without their batches.
 """
 from __future__ import annotations
 
 import csv
+import hashlib
 import random
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "data"
 AQUA_CHECKS = 12  # AQUA_test pairs (people's labels) mixed into every blind batch
+STORE = REPO / "benchmarks" / "labels" / "blind.csv"
+_STORE_FIELDS = ["key", "valid", "useful", "passes", "batch"]
 
-__all__ = ["AQUA_CHECKS", "at_least", "make_blind_batch", "read_blind", "read_blind_dirs", "read_blind_useful"]
+__all__ = [
+    "AQUA_CHECKS", "STORE", "LabelLookup", "at_least", "label_key", "make_blind_batch", "read_blind", "read_blind_dirs",
+    "read_blind_useful", "store_labels", "stored_labels",
+]
+
+
+def label_key(original: str, rewrite: str) -> str:
+    """The store's key of a labelled pair: SHA-256 of the stripped texts (first 32 hex digits)."""
+    return hashlib.sha256(f"{original.strip()}\x1f{rewrite.strip()}".encode("utf-8")).hexdigest()[:32]
+
+
+class LabelLookup(Mapping):
+    """(original, rewrite) -> (valid, valid and useful), from text-keyed dicts first and then the
+    hashed store; only ``in`` and ``[]`` by pair are meant (iteration yields the text-keyed pairs)."""
+
+    def __init__(self, *by_text: Mapping, store: Mapping[str, tuple[bool, bool]] | None = None):
+        self._by_text = by_text
+        self._store = store if store is not None else {}
+
+    def __getitem__(self, pair):
+        for labels in self._by_text:
+            if pair in labels:
+                return labels[pair]
+        return self._store[label_key(*pair)]
+
+    def __contains__(self, pair) -> bool:
+        return any(pair in labels for labels in self._by_text) or label_key(*pair) in self._store
+
+    def __iter__(self) -> Iterator:
+        return iter({pair: None for labels in self._by_text for pair in labels})
+
+    def __len__(self) -> int:
+        return len(set(self))
+
+
+def stored_labels(path: Path = STORE) -> dict[str, tuple[bool, bool]]:
+    """The hashed store: key -> (valid, valid and useful)."""
+    if not path.is_file():
+        return {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        return {r["key"]: (r["valid"] == "1", r["useful"] == "1") for r in csv.DictReader(handle)}
+
+
+def store_labels(labels: Mapping[tuple[str, str], tuple[bool, bool]], *, batch: str, passes: int,
+                 path: Path = STORE) -> int:
+    """Add (or replace) ``labels`` of one batch in the hashed store; returns how many rows it holds."""
+    rows: dict[str, dict] = {}
+    if path.is_file():
+        with path.open(newline="", encoding="utf-8") as handle:
+            rows = {r["key"]: r for r in csv.DictReader(handle)}
+    for (original, rewrite), (valid, useful) in labels.items():
+        rows[label_key(original, rewrite)] = {"key": label_key(original, rewrite), "valid": int(valid),
+                                              "useful": int(useful), "passes": passes, "batch": batch}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=_STORE_FIELDS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(sorted(rows.values(), key=lambda r: (r["batch"], r["key"])))
+    return len(rows)
 
 
 def at_least(probabilities: list[float], k: int) -> float:
@@ -76,9 +145,10 @@ def read_blind(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, str], bo
     return {k: v[0] for k, v in labels.items()}, lines
 
 
-def read_blind_useful(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, str], tuple[bool, bool]], list[str]]:
+def read_blind_useful(work: Path, passes: list[Path], *, store: bool = True
+                      ) -> tuple[dict[tuple[str, str], tuple[bool, bool]], list[str]]:
     """As :func:`read_blind`, with (valid, valid and useful) per row: useful when every pass that
-    says valid also says useful."""
+    says valid also says useful. ``store``: add them to the hashed store (:data:`STORE`)."""
     from sklearn.metrics import cohen_kappa_score
 
     if not passes:
@@ -104,6 +174,8 @@ def read_blind_useful(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, s
             valid = all(_truthy(rows[x]["valid"]) for rows in said)
             useful = valid and all(_truthy(rows[x].get("useful")) for rows in said)
             labels[(batch[x]["original"].strip(), batch[x]["rewrite"].strip())] = (valid, useful)
+    if store:
+        store_labels(labels, batch=work.name, passes=len(said))
     return labels, lines + [""]
 
 

@@ -36,7 +36,8 @@ sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"  # beside what paraphrase hands out
 
-from blind import at_least, make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
+from blind import (LabelLookup, at_least, make_blind_batch, read_blind_dirs, read_blind_useful,  # noqa: E402
+                   stored_labels)
 
 
 def gold_labels() -> dict[tuple[str, str], tuple[bool, bool]]:
@@ -110,6 +111,8 @@ def fmt(v, pct=True):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--problems", type=int, default=60, help="the first N problems (0: all)")
+    parser.add_argument("--offset", type=int, default=0,
+                        help="skip the set's first problems (a fresh slice to confirm a repaired rule)")
     parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "aqua-test", "gsm8k-train"),
                         default="aqua-dev-labelled",
                         help="the labelled set's AQuA dev problems, AQuA test questions (for generators trained "
@@ -148,6 +151,7 @@ def main() -> None:
         problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines_ if line.strip()))
     else:
         problems = list(dict.fromkeys(q for q, _ in gold))
+    problems = problems[args.offset:]
     if args.problems:
         problems = problems[:args.problems]
     resources = GenerationResources(
@@ -169,7 +173,8 @@ def main() -> None:
     earlier, earlier_lines = read_blind_dirs(args.labelled)
     blind, agreement = read_blind_useful(args.work, args.blind or [])
     agreement = earlier_lines + agreement
-    labels = {**gold, **earlier, **blind}
+    # Labels of earlier sessions' batches come from the hashed store (benchmarks/labels/blind.csv).
+    labels = LabelLookup(blind, earlier, gold, store=stored_labels())
     if not args.blind and list(args.work.glob("pass_*.csv")):
         print(f"{args.work} holds labelling passes of its batch: no new batch written (pass --blind to read them)")
     elif not args.blind:
@@ -207,6 +212,7 @@ def main() -> None:
     lines = [
         f"## By generator: run of {stamp}", "",
         f"Command: `python benchmarks/generators.py --problems {args.problems} --problem-set {args.problem_set}"
+        f"{' --offset ' + str(args.offset) if args.offset else ''}"
         f"{' --llm ' + str(args.llm) if args.llm else ''}"
         f"{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}` "
         f"({os.cpu_count()} cores, no GPU; {time.perf_counter() - started:.0f} s for this call).", "",
@@ -214,7 +220,8 @@ def main() -> None:
          if args.problem_set == "aqua-dev-labelled" else
          f"Data: the first {len(problems)} AQuA test questions (never trained on; STEAD and PAP train on AQuA dev). "
          if args.problem_set == "aqua-test" else
-         f"Data: the first {len(problems)} GSM8K train problems (fresh problems for rule generators). ")
+         f"Data: {len(problems)} GSM8K train problems from number {args.offset + 1} on (fresh problems for rule "
+         "generators). ")
         +
         "Labels: the shared labels where they hold the text, else the blind passes (valid only when every pass "
         "says so; useful only when every pass says useful).", "",

@@ -38,7 +38,8 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
 
-from blind import at_least, make_blind_batch, read_blind_dirs, read_blind_useful  # noqa: E402
+from blind import (LabelLookup, at_least, make_blind_batch, read_blind_dirs, read_blind_useful,  # noqa: E402
+                   stored_labels)
 
 
 def labels() -> dict[tuple[str, str], dict]:
@@ -211,7 +212,8 @@ def main() -> None:
             run_arm(problems, k=args.k, judge=judge, out=path, llm=args.llm if name == "llm" else None)
     blind, agreement = read_blind_useful(args.blind_dir or args.work, args.blind or [])
     earlier, earlier_lines = read_blind_dirs(args.labelled)
-    blind, agreement = {**earlier, **blind}, earlier_lines + agreement
+    # Labels of earlier sessions' batches come from the hashed store (benchmarks/labels/blind.csv).
+    blind, agreement = LabelLookup(blind, earlier, store=stored_labels()), earlier_lines + agreement
     results = {}
     unlabelled_by_arm: dict[str, list[dict]] = {}
     for name in arms:
@@ -219,7 +221,9 @@ def main() -> None:
         rows = [r for r in rows if r["problem"] in set(problems)]  # --problems N: every arm on the same problems
         results[name] = summarise(rows, gold, blind, args.k)
         unlabelled_by_arm[name] = [{"problem": row["problem"], "variant": v["text"]} for row in rows
-                                   for v in row["variants"] if (row["problem"].strip(), v["text"].strip()) not in gold]
+                                   for v in row["variants"]
+                                   if (row["problem"].strip(), v["text"].strip()) not in gold
+                                   and (row["problem"].strip(), v["text"].strip()) not in blind]
     if not args.blind and not args.labelled:
         import random
 

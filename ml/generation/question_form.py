@@ -23,15 +23,23 @@ from dataclasses import dataclass
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse, sentence_spans
 from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
 
-__all__ = ["ConditionMovedGenerator", "QuestionFormGenerator", "move_condition", "rewrite_question"]
+__all__ = [
+    "ConditionMovedGenerator", "LastSentenceRule", "QuestionFormGenerator", "is_what_question", "move_condition",
+    "rewrite_last_sentence", "rewrite_question",
+]
 
-_PRE = r"(?P<pre>If [^?]+?, )?"
+_PRE = r"(?P<pre>(?:If [^?]+?, )?(?:(?:Then|then|Therefore|therefore|So|so|Hence|hence),? )?)"
 _DET = r"(?P<det>the|its|their|his|her)"
 _WHAT = re.compile(rf"^{_PRE}[Ww]hat (?P<verb>is|was|will be|are|were) {_DET} (?P<np>[^?]+?)\s*\?$")
 _FIND = re.compile(rf"^{_PRE}(?P<verb>[Ff]ind|[Cc]alculate|[Dd]etermine) {_DET} (?P<np>[^?.!]+?)\s*[.?]$")
 # The asked phrase must be a noun phrase: a finite verb of its own at the end ("… of the car is")
 # or a second question in it means the sentence is not the simple form this rule rewrites.
 _BAD_NP = re.compile(r"\b(is|are|was|were|be)\s*$|\b(what|how|which|who|when|whom)\b", re.I)
+
+
+def is_what_question(sentence: str) -> bool:
+    """Whether ``sentence`` is the "What is the X?" form this module's ``question_form`` rewrites."""
+    return _WHAT.match(sentence.strip()) is not None
 
 
 def _plural(phrase: str, spacy_model: str) -> bool:
@@ -47,14 +55,41 @@ def _start(sentence: str, pre: str | None) -> str:
     return (pre or "") + (sentence if pre else sentence[:1].upper() + sentence[1:])
 
 
-def _rewrite_last_sentence(text: str, spacy_model: str, rewrite) -> str | None:
-    """``text`` with its last sentence replaced by ``rewrite(sentence)``; None when that says None."""
+# A sentence end spaCy's small model misses: after a one-letter name ("… than B. How much …") or
+# before a quote; not after a title or an abbreviation that takes a name or number after it.
+_MISSED_END = re.compile(r"(?P<word>\b\w+)[.!?][\"']?\s+(?=[\"']?[A-Z])")
+_NOT_AN_END = {"mr", "mrs", "ms", "dr", "st", "rs", "no", "vs", "jr", "sr", "prof", "re", "inc", "ltd", "co"}
+# What may follow the question without being part of it: a parenthetical note ("(1 centimeter =
+# 0.01 meter)", "(Children could get 0 candies)").
+_TRAILING_NOTE = re.compile(r"\s*\([^()]*\)\s*\.?\s*")
+
+
+def last_sentence_span(text: str, spacy_model: str) -> tuple[int, int] | None:
+    """Character span of the problem's last sentence, leaving out a trailing parenthetical note and
+    splitting where spaCy missed a sentence end; None for an empty text."""
     spans = sentence_spans(text, spacy_model)
+    while len(spans) > 1 and _TRAILING_NOTE.fullmatch(text[spans[-1].start:spans[-1].end]):
+        spans = spans[:-1]
     if not spans:
         return None
-    last = spans[-1]
-    asked = rewrite(text[last.start:last.end], text[:last.start])
-    return None if asked is None else text[:last.start] + asked + text[last.end:]
+    start, end = spans[-1].start, spans[-1].end
+    for match in _MISSED_END.finditer(text, start, end):
+        if match["word"].lower() not in _NOT_AN_END and match.end() < end:
+            start = match.end()
+    while start < end and text[start] in "\"' \n\t":
+        start += 1
+    return start, end
+
+
+def rewrite_last_sentence(text: str, spacy_model: str, rewrite) -> str | None:
+    """``text`` with its last sentence (:func:`last_sentence_span`) replaced by ``rewrite(sentence,
+    text_before)``; None when that says None."""
+    span = last_sentence_span(text, spacy_model)
+    if span is None:
+        return None
+    start, end = span
+    asked = rewrite(text[start:end], text[:start])
+    return None if asked is None else text[:start] + asked + text[end:]
 
 
 def _ask_the_other_way(sentence: str, before: str, spacy_model: str) -> str | None:
@@ -75,10 +110,10 @@ def _ask_the_other_way(sentence: str, before: str, spacy_model: str) -> str | No
 def rewrite_question(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
     """``text`` with its last sentence asked the other way, or None when that sentence is not a
     "What is the X?" / "Find the X." question."""
-    return _rewrite_last_sentence(text, spacy_model, lambda s, before: _ask_the_other_way(s, before, spacy_model))
+    return rewrite_last_sentence(text, spacy_model, lambda s, before: _ask_the_other_way(s, before, spacy_model))
 
 
-class _LastSentenceRule:
+class LastSentenceRule:
     """A rule generator that rewrites the problem's last sentence (``rewrite``) or refuses with
     ``refusal``; the rewrite must keep every number, unit and name."""
 
@@ -102,7 +137,7 @@ class _LastSentenceRule:
 
 
 @dataclass(frozen=True)
-class QuestionFormGenerator(_LastSentenceRule):
+class QuestionFormGenerator(LastSentenceRule):
     """The problem with its question asked the other way ("What is the X?" <-> "Find the X.")."""
 
     name: str = "question_form"
@@ -148,7 +183,7 @@ def move_condition(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str 
     >>> move_condition("Tom has 5 pens. If he buys 3 more, how many pens does he have?")
     'Tom has 5 pens. How many pens does he have if he buys 3 more?'
     """
-    return _rewrite_last_sentence(text, spacy_model, lambda s, before: _condition_last(s, before, spacy_model))
+    return rewrite_last_sentence(text, spacy_model, lambda s, before: _condition_last(s, before, spacy_model))
 
 
 def _condition_last(sentence: str, before: str, spacy_model: str) -> str | None:
@@ -158,11 +193,13 @@ def _condition_last(sentence: str, before: str, spacy_model: str) -> str | None:
     main, cond = match["main"], match["cond"]
     if _points_forward(main, cond, before, spacy_model) or re.search(r"\bif\b", main + " " + cond, re.I):
         return None
+    if re.search(r"\bthen\b", main, re.I):
+        return None  # "If A, where z > 5, then … what is …?": the question starts later (labelled broken)
     return f"{main[:1].upper()}{main[1:]} if {cond}{match['end']}"
 
 
 @dataclass(frozen=True)
-class ConditionMovedGenerator(_LastSentenceRule):
+class ConditionMovedGenerator(LastSentenceRule):
     """The problem with its question's leading condition moved after it ("If A, how many …?" ->
     "How many … if A?")."""
 

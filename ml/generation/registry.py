@@ -27,6 +27,7 @@ from .fill_mask import FillMaskGenerator, load_masked_lm, masked_lm_unavailable_
 from .llm import InstructLLMGenerator
 from .neural import PapGenerator, SteadGenerator
 from .question_form import ConditionMovedGenerator, QuestionFormGenerator
+from .question_task import BlankAsTaskGenerator, QuestionAsTaskGenerator
 from .reorder import ReorderGenerator
 from .structural import PassiveGenerator, PrepositionPermutationGenerator
 from .synonyms import SynonymConfig, SynonymGenerator, synonym_lookup
@@ -190,6 +191,20 @@ def _register_builtins() -> None:
     condition = ConditionMovedGenerator()
     register(condition)
     register(ComposedGenerator(condition, question, max_candidates=COMPOSED_CANDIDATES), default=False)
+    # The question, or an unfinished last statement, set as a task ("Find how many …", "Find the
+    # sum borrowed."): in the default set, 120 of 120 and 27 of 27 blind-labelled outputs valid (AQuA
+    # dev and test, GSM8K train; two passes, kappa 1.00), though labelled not useful alone; they give
+    # a variant to problems no other rule rewrites. After condition_moved or reorder too: 51 of 51 and
+    # 51 of 51 valid; after passive 42 of 46 before passive's repair for GSM8K's sentences, 25 of 25
+    # on fresh GSM8K problems after it (labelled useful). After pp_permutation 24 of 27 (89 %), and
+    # the blank rule after a structural step only 4 labels, so those run by name.
+    task, blank = QuestionAsTaskGenerator(), BlankAsTaskGenerator()
+    register(task)
+    register(blank)
+    for first in (condition, reorder, passive, permutation):
+        register(ComposedGenerator(first, task, max_candidates=COMPOSED_CANDIDATES), default=first is not permutation)
+    for first in (reorder, passive, permutation):
+        register(ComposedGenerator(first, blank, max_candidates=COMPOSED_CANDIDATES), default=False)
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

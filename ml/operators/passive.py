@@ -192,6 +192,27 @@ def _passive_sentence(sent: Span, context: str, config: PassiveConfig) -> str | 
     obj_tokens = list(obj.subtree)
     if any(t.tag_ in ("WDT", "WP", "WP$", "WRB") for t in subj_tokens + obj_tokens):
         return None
+    if any(t.tag_ == "TO" and t.i + 1 < len(t.doc) and t.doc[t.i + 1].tag_ == "VB" for t in obj_tokens):
+        return None  # "caused four buildings to collapse" -> "Four buildings to collapse were caused" (labelled broken)
+    for clause in (c for c in children if c.dep_ == "advcl" and c.i > obj.i):
+        # A finite or bare clause with no conjunction of its own is a comma splice ("harvested his
+        # trees, the total he harvested is 60 kg") or a misparse ("buy one get one free"); "as it does
+        # barrels of pitch" compares with the active verb. The passive of each reads broken
+        # (labelled failures).
+        if clause.lemma_ == "do" or (clause.tag_ in ("VBZ", "VBP", "VBD", "VB") and not any(
+                m.dep_ in ("mark", "aux") or m.tag_ == "WRB" for m in clause.children)):
+            return None
+    # Misparses the labels showed as garbled passives: two noun phrases glued into the object ("feeds
+    # his dog 1 large carrot"), an object across a comma ("… drops below 32 degrees, Annie's chances
+    # …"), a verb taken for a second object ("doubles his speed and works at …"), and a name before
+    # the subject that belongs to it ("Eden, Mary and Iris gather sand").
+    if any(t.dep_ == "nmod" for t in obj_tokens) or any(
+            c.dep_ == "conj" and c.pos_ in ("VERB", "AUX") for c in obj.children):
+        return None
+    if obj_tokens[0].is_punct or (obj.left_edge.i > 0 and obj.doc[obj.left_edge.i - 1].text == ","):
+        return None
+    if any(c.pos_ == "PROPN" and c.dep_ in ("npadvmod", "dep", "appos") for c in root.lefts if c.i < subj.i):
+        return None
     auxes = sorted((c for c in children if c.dep_ == "aux"), key=lambda t: t.i)
     negs = [c for c in children if c.dep_ == "neg"]
     particles = [c for c in children if c.dep_ == "prt" and c.i > root.i]

@@ -37,6 +37,8 @@ PLAIN_NAMES = {
     "entity_substitution": "Changed names",
     "question_form": "Question asked another way",
     "condition_moved": "Condition moved after the question",
+    "question_as_task": "Question set as a task",
+    "blank_as_task": "Unfinished statement set as a task",
     "fill_mask": "Words filled in by a language model",
     "copy": "Unchanged copy (baseline)",
     "eda": "Random word edits (EDA baseline)",

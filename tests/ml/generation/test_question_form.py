@@ -23,6 +23,12 @@ SPACY = GenerationResources().spacy_model
     # after a leading condition the main clause stays lower-case
     ("If 12 pens cost $ 24, what is the cost of 3 pens?", "If 12 pens cost $ 24, find the cost of 3 pens."),
     ("If the sum is 12, calculate the larger number.", "If the sum is 12, what is the larger number?"),
+    # a leading connective stays; a sentence end after a one-letter name and a trailing note are found
+    ("A costs 4000 more than B. Then, calculate the cost of B?", "A costs 4000 more than B. Then, what is the cost of B?"),
+    ("B took 10 minutes less than A. Find the distance between P and Q.",
+     "B took 10 minutes less than A. What is the distance between P and Q?"),
+    ("If a tank holds 4,120 cubic centimeters, what is its volume in cubic meters? (1 centimeter = 0.01 meter)",
+     "If a tank holds 4,120 cubic centimeters, find its volume in cubic meters. (1 centimeter = 0.01 meter)"),
 ])
 def test_the_question_is_asked_the_other_way_and_nothing_else_changes(text, expected):
     assert rewrite_question(text, spacy_model=SPACY) == expected

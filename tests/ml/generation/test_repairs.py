@@ -99,6 +99,34 @@ def test_passive_never_stacks_nor_uses_awkward_verbs(resources):
             PassiveGenerator().generate(text, random.Random(0), resources)
 
 
+@pytest.mark.parametrize("text", [
+    # an object with an infinitive: "Four buildings to collapse were caused by an earthquake"
+    "An earthquake caused four buildings to collapse. How many buildings fell?",
+    # a comma splice: "His mango trees, were harvested by Colby the total mangoes he harvested is 60 kilograms"
+    "Colby harvested his mango trees, the total mangoes he harvested is 60 kilograms. How many are left?",
+    # a comparison with the active verb: "… are used by each truckload as it does barrels of pitch"
+    "Each truckload uses five times as many bags of gravel as it does barrels of pitch. How many barrels are used?",
+    # two noun phrases glued into the object: "His dog 1 large organic carrot is fed by Harris"
+    "Harris feeds his dog 1 large organic carrot over the course of 1 day. How many carrots does he need?",
+    # a name before the subject that belongs to it: "Eden, sand is gathered by Mary and Iris"
+    "Eden, Mary and Iris gather sand to fill their sandbox. How much sand is there?",
+    # an object across a comma: "Annie's chances … increase 5% are dropped by the temperature"
+    "For every 3 degrees the temperature drops below 32 degrees, Annie's chances of skidding increase 5%. What is the chance?",
+    # a verb taken for a second object: "his speed and works are doubled by her brother"
+    "After 15 minutes, her brother doubles his speed and works at this new speed. How many balloons are there?",
+])
+def test_passive_refuses_the_clauses_its_labels_showed_broken(text, resources):
+    with pytest.raises(NotApplicable):
+        PassiveGenerator().generate(text, random.Random(0), resources)
+
+
+def test_passive_keeps_a_clause_with_its_own_conjunction(resources):
+    text = "Mary ate 2 apples when she got home. Tom sold 4 cars because he needed money. How many apples are left?"
+    texts = [c.text for c in PassiveGenerator().generate(text, random.Random(0), resources)]
+    assert texts[0] == ("2 apples were eaten by Mary when she got home. 4 cars were sold by Tom because he needed "
+                        "money. How many apples are left?")
+
+
 # --- reorder ------------------------------------------------------------------------------------
 
 FIVE_CLAUSES = ("Two trains begin at a speed of 100 mph in a tunnel. A bee is left in the tunnel. The tunnel is "
