@@ -64,7 +64,8 @@ def measure(texts: list[str], k: int) -> dict:
             raise SystemExit(f"POST paraphrase/ answered {response.status_code}: {response.content[:300]!r}")
         body = response.json()
         counts.append(len(body["variants"]))
-        judged.add(str((body.get("judge") or {}).get("name") or body.get("judge")))
+        if body.get("judge"):  # no judge info when no generator applied (nothing to judge)
+            judged.add(body["judge"]["name"])
     ordered = sorted(times)
     return {"calls": len(times), "first": first, "median": statistics.median(times),
             "p90": ordered[int(0.9 * (len(ordered) - 1))], "max": ordered[-1],
