@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from .question_form import LastSentenceRule, is_what_question, rewrite_last_sentence
-from .words import inflect
+from .words import inflect, lexicon_lemmas
 
 __all__ = ["BlankAsTaskGenerator", "QuestionAsTaskGenerator", "ask_as_task", "blank_as_task"]
 
@@ -96,11 +96,21 @@ def _embedded(q: str, spacy_model: str) -> str | None:
         return None
     subject_last = a + j
     after = rest[j] if j < len(rest) else None
+    if verb.lower_ in _DO_TENSE and j == len(rest) and j >= 2 and rest[-1].tag_ in ("NN", "NNS") and "VERB" in (
+            lexicon_lemmas(rest[-1].lower_)):
+        # The tagger read a question's last word as a noun ("By what percent did the value of the
+        # house change?", "How much did the shirts cost?"); after "did" + subject it is the verb.
+        j -= 1
+        subject_last = a + j
+        after = rest[j]
+        after_is_verb = True
+    else:
+        after_is_verb = after is not None and after.tag_ == "VB"
     if verb.lower_ in _DO_TENSE:
         k = j  # the verb, after any adverbs ("did Jay originally buy")
         while k < len(rest) and rest[k].tag_ == "RB" and rest[k].lower_ not in ("not", "n't"):
             k += 1
-        if k >= len(rest) or rest[k].tag_ != "VB":
+        if k >= len(rest) or not (rest[k].tag_ == "VB" or (k == j and after_is_verb)):
             return None
         form = inflect(rest[k].lemma_.lower(), _DO_TENSE[verb.lower_])
         if form is None:

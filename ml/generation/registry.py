@@ -205,6 +205,13 @@ def _register_builtins() -> None:
         register(ComposedGenerator(first, task, max_candidates=COMPOSED_CANDIDATES), default=first is not permutation)
     for first in (reorder, passive, permutation):
         register(ComposedGenerator(first, blank, max_candidates=COMPOSED_CANDIDATES), default=False)
+    # Two or three changes at once, what labellers call a useful variant: a structural step on the
+    # facts and the question reworded. Run by name until labelled.
+    for first in (passive, permutation):
+        register(ComposedGenerator(first, condition, max_candidates=COMPOSED_CANDIDATES), default=False)
+    for pair in ((passive, condition), (passive, permutation)):
+        register(ComposedGenerator(ComposedGenerator(*pair, max_candidates=COMPOSED_CANDIDATES), task,
+                                   max_candidates=COMPOSED_CANDIDATES), default=False)
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

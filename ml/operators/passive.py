@@ -211,6 +211,16 @@ def _passive_sentence(sent: Span, context: str, config: PassiveConfig) -> str | 
         return None
     if obj_tokens[0].is_punct or (obj.left_edge.i > 0 and obj.doc[obj.left_edge.i - 1].text == ","):
         return None
+    # Once first, an object that points to the subject would point forward to what only the agent
+    # introduces ("The sum of the digits of that number is exceeded by a two digit number"); a
+    # focus word on the subject lands on the wrong phrase ("Hose A alone can fill the pool" -> "the
+    # pool alone was filled"). Both labelled broken.
+    if any(t.tag_ in ("PRP", "PRP$") or t.lower_ in ("this", "that", "these", "those", "such") for t in obj_tokens) \
+            and any(t.lower_ in ("a", "an") or t.pos_ == "PROPN" for t in subj_tokens):
+        return None
+    if any(t.lower_ in ("alone", "only", "together", "also", "too", "both", "each", "himself", "herself",
+                        "themselves", "itself") for t in subj_tokens + [c for c in children if c.dep_ == "advmod"]):
+        return None
     if any(c.pos_ == "PROPN" and c.dep_ in ("npadvmod", "dep", "appos") for c in root.lefts if c.i < subj.i):
         return None
     auxes = sorted((c for c in children if c.dep_ == "aux"), key=lambda t: t.i)

@@ -47,6 +47,10 @@ SPACY = GenerationResources().spacy_model
      "Ram has 12 pennies. He lost 5 of them, find how many he has now."),
     ("Jay sold them for $218.50 at a 15% gain. At what price did Jay originally buy his shoes?",
      "Jay sold them for $218.50 at a 15% gain. Find at what price Jay originally bought his shoes."),
+    # a last word the tagger reads as a noun is the verb after "did" + subject
+    ("A house sold for $500,000 and later for $400,000. By what percent did the value of the house change?",
+     "A house sold for $500,000 and later for $400,000. Find by what percent the value of the house changed."),
+    ("Tom bought 5 shirts for $40. How much did the shirts cost?", "Tom bought 5 shirts for $40. Find how much the shirts cost."),
     # a trailing note stays after the question; a sentence end after a one-letter name is found
     ("In how many ways can 5 different candies be given to 4 children? (A child could get 0 candies)",
      "Find in how many ways 5 different candies can be given to 4 children. (A child could get 0 candies)"),

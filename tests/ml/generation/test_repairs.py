@@ -114,6 +114,10 @@ def test_passive_never_stacks_nor_uses_awkward_verbs(resources):
     "For every 3 degrees the temperature drops below 32 degrees, Annie's chances of skidding increase 5%. What is the chance?",
     # a verb taken for a second object: "his speed and works are doubled by her brother"
     "After 15 minutes, her brother doubles his speed and works at this new speed. How many balloons are there?",
+    # an object pointing forward to the agent: "The sum of the digits of that number is exceeded by a … number"
+    "A two digit number exceeds the sum of the digits of that number by 18. What is the number?",
+    # a focus word on the subject: "the pool alone was filled by Hose A"
+    "Hose A alone can fill the pool in 6 hours. How long will it take?",
 ])
 def test_passive_refuses_the_clauses_its_labels_showed_broken(text, resources):
     with pytest.raises(NotApplicable):
