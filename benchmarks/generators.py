@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=60, help="the first N problems (0: all)")
     parser.add_argument("--offset", type=int, default=0,
                         help="skip the set's first problems (a fresh slice to confirm a repaired rule)")
-    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "aqua-test", "gsm8k-train"),
+    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "aqua-test", "aqua-train", "gsm8k-train"),
                         default="aqua-dev-labelled",
                         help="the labelled set's AQuA dev problems, AQuA test questions (for generators trained "
                              "on AQuA dev questions: STEAD, PAP), or GSM8K train problems (fresh problems to "
@@ -146,8 +146,8 @@ def main() -> None:
     if args.problem_set == "aqua-test":
         lines_ = (DATA / "aqua" / "test.json").read_text(encoding="utf-8").splitlines()
         problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines_ if line.strip()))
-    elif args.problem_set == "gsm8k-train":  # fresh problems to confirm a rule repaired on the AQuA labels
-        lines_ = (DATA / "gsm8k" / "train.jsonl").read_text(encoding="utf-8").splitlines()
+    elif args.problem_set in ("gsm8k-train", "aqua-train"):  # fresh problems to confirm a repaired rule
+        lines_ = (DATA / args.problem_set.split("-")[0] / "train.jsonl").read_text(encoding="utf-8").splitlines()
         problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines_ if line.strip()))
     else:
         problems = list(dict.fromkeys(q for q, _ in gold))
@@ -220,8 +220,8 @@ def main() -> None:
          if args.problem_set == "aqua-dev-labelled" else
          f"Data: the first {len(problems)} AQuA test questions (never trained on; STEAD and PAP train on AQuA dev). "
          if args.problem_set == "aqua-test" else
-         f"Data: {len(problems)} GSM8K train problems from number {args.offset + 1} on (fresh problems for rule "
-         "generators). ")
+         f"Data: {len(problems)} {'GSM8K' if args.problem_set == 'gsm8k-train' else 'AQuA'} train problems from "
+         f"number {args.offset + 1} on (fresh problems for rule generators). ")
         +
         "Labels: the shared labels where they hold the text, else the blind passes (valid only when every pass "
         "says so; useful only when every pass says useful).", "",

@@ -38,15 +38,17 @@ def test_unknown_name_lists_the_known_ones():
 def test_default_set_offline_has_rules_and_compositions_but_no_model_or_baseline(resources):
     names = available_generators(resources)
     assert names[:4] == RULES
-    assert set(names) == set(RULES) | {"reorder+entity_substitution", "passive+pp_permutation", "passive+reorder",
-                                       "pp_permutation+reorder", "question_form", "condition_moved",
-                                       "question_as_task", "blank_as_task", "condition_moved+question_as_task",
-                                       "reorder+question_as_task", "passive+question_as_task"}
+    assert set(names) == set(RULES) | {"reorder+entity_substitution", "pp_permutation+reorder", "question_form",
+                                       "condition_moved", "question_as_task", "blank_as_task",
+                                       "condition_moved+question_as_task", "reorder+question_as_task",
+                                       "number_format", "number_format+question_form",
+                                       "number_format+question_as_task"}
     # below 95 % valid on blind labels (or never labelled): runnable by name, not by default
     synonyms = {"synonym", "reorder+synonym", "passive+synonym", "pp_permutation+synonym",
                 "passive+reorder+synonym", "pp_permutation+reorder+synonym"}
     optional = synonyms | {"fill_mask", "instruct_llm", "passive+question_form", "pp_permutation+question_form",
                             "condition_moved+question_form", "pp_permutation+question_as_task",
+                            "passive+pp_permutation", "passive+reorder", "passive+question_as_task",
                             "reorder+blank_as_task", "passive+blank_as_task", "pp_permutation+blank_as_task"}
     assert not optional & set(names) and not any(is_default(n) for n in optional)
     assert synonyms <= set(available_generators(resources, include_optional=True))
