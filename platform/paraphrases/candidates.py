@@ -52,8 +52,11 @@ def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: 
             if version is not None:
                 Candidate.objects.filter(pk__in=[pk for pk, item in zip(ids, scored) if item.generator == kind],
                                          model_version__isnull=True).update(model_version=version)
+    # A generator may write one text twice (STEAD's prompts and noise draws do): one candidate, so
+    # one Score row each; PostgreSQL refuses an upsert that touches a row twice.
+    once = list({pk: item for pk, item in reversed(list(zip(ids, scored)))}.items())[::-1]
     if scored:
-        rows = [_score_row(pk, model, item.scores) for pk, item in zip(ids, scored)]
+        rows = [_score_row(pk, model, item.scores) for pk, item in once]
         # The calibrated probability of the scoring version (modelhub.calibration), beside σ.
         for row, probability in zip(rows, calibrated_probabilities(version=model.version,
                                                                    scores=[r.paraqd for r in rows])):
@@ -63,11 +66,11 @@ def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: 
             update_fields=["model_version", "probability", *SCORE_COLUMNS.values()],
         )
         if judged is not None and judged.results is not None:
-            read = [(pk, r) for pk, r in zip(ids, judged.results) if r is not None]
+            read = list({pk: r for pk, r in reversed(list(zip(ids, judged.results))) if r is not None}.items())[::-1]
             judge_store_scores(candidate_ids=[pk for pk, _ in read], version=judged.version,
                                results=[r for _, r in read])
         else:
-            _judge_if_deciding(ids)
+            _judge_if_deciding(list(dict.fromkeys(ids)))
     return ids
 
 

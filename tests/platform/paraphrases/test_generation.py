@@ -11,11 +11,14 @@ from django.test import TestCase
 
 from annotation.models import AnnotationItem
 from jobs.models import Job
+from ml.generation import GeneratedCandidate
+from modelhub.kinds.paraqd import paraqd_default_model
+from paraphrases.candidates import GENERATED_PURPOSE, candidates_store
 from paraphrases.generation import GenerationError, generation_run, generation_start
-from paraphrases.candidates import GENERATED_PURPOSE
 from paraphrases.handout import paraphrase_variants
-from paraphrases.selectors import pqi_by_generator
 from paraphrases.models import Candidate, Score
+from paraphrases.selection import candidates_score
+from paraphrases.selectors import pqi_by_generator
 from workers.generation import generate_job
 
 from ..corpus.factories import make_gold
@@ -208,3 +211,22 @@ class GenerationCommandTests(ParaQDSettingsMixin, TestCase):
         with self.assertRaisesMessage(CommandError, "empty"):
             call_command("paraphrase", " ", stdout=StringIO())
         self.assertFalse(Job.objects.exists())
+
+
+class CandidateStoreTests(ParaQDSettingsMixin, TestCase):
+    def test_one_text_written_twice_is_one_candidate_with_one_score(self):
+        """STEAD's prompts and noise draws can write the same text twice in one batch; storing it
+        once must not make PostgreSQL's upsert touch one Score row twice."""
+        _, problems = make_algebra()
+        problem = problems[0]
+        text = problem.text.replace("How many", "Find how many").rstrip("?") + "."
+        generated = [GeneratedCandidate(text, "stead", "a"), GeneratedCandidate(text, "stead", "b"),
+                     GeneratedCandidate(problem.text + " ", "stead", "c")]
+        model = paraqd_default_model()
+        scored = candidates_score(problem.text, generated, model)
+        ids = candidates_store(problem.pk, scored, model)
+        self.assertEqual(len(ids), 3)
+        self.assertEqual(ids[0], ids[1])
+        self.assertEqual(Candidate.objects.filter(problem=problem, generator="stead").count(), 2)
+        self.assertEqual(Score.objects.filter(candidate_id__in=ids, scorer_version=model.scorer_version).count(), 2)
+        self.assertEqual(candidates_store(problem.pk, scored, model), ids)  # again: reused, nothing new
