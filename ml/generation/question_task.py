@@ -94,30 +94,25 @@ def _embedded(q: str, spacy_model: str) -> str | None:
         return "".join(words).strip()
     if j > _MAX_SUBJECT_WORDS or rest[j - 1].tag_ in ("DT", "PRP$", "CC", "POS", "HYPH", "JJ", "IN"):
         return None
-    subject_last = a + j
-    after = rest[j] if j < len(rest) else None
-    if verb.lower_ in _DO_TENSE and j == len(rest) and j >= 2 and rest[-1].tag_ in ("NN", "NNS") and "VERB" in (
-            lexicon_lemmas(rest[-1].lower_)):
-        # The tagger read a question's last word as a noun ("By what percent did the value of the
-        # house change?", "How much did the shirts cost?"); after "did" + subject it is the verb.
-        j -= 1
-        subject_last = a + j
-        after = rest[j]
-        after_is_verb = True
-    else:
-        after_is_verb = after is not None and after.tag_ == "VB"
     if verb.lower_ in _DO_TENSE:
-        k = j  # the verb, after any adverbs ("did Jay originally buy")
-        while k < len(rest) and rest[k].tag_ == "RB" and rest[k].lower_ not in ("not", "n't"):
-            k += 1
-        if k >= len(rest) or not (rest[k].tag_ == "VB" or (k == j and after_is_verb)):
-            return None
+        if j == len(rest) and j >= 2 and rest[-1].tag_ in ("NN", "NNS") and "VERB" in lexicon_lemmas(rest[-1].lower_):
+            # The tagger read a question's last word as a noun ("By what percent did the value of
+            # the house change?", "How much did the shirts cost?"); after "did" + subject it is the verb.
+            k = j - 1
+        else:
+            k = j  # the verb, after any adverbs ("did Jay originally buy")
+            while k < len(rest) and rest[k].tag_ == "RB" and rest[k].lower_ not in ("not", "n't"):
+                k += 1
+            if k >= len(rest) or rest[k].tag_ != "VB":
+                return None
         form = inflect(rest[k].lemma_.lower(), _DO_TENSE[verb.lower_])
         if form is None:
             return None
         words[a] = ""
         words[a + k + 1] = form + rest[k].whitespace_
         return "".join(words).strip()
+    subject_last = a + j
+    after = rest[j] if j < len(rest) else None
     verb_later = any(t.tag_.startswith("VB") or t.tag_ == "MD" for t in rest[j:])
     there_be = rest[0].lower_ == "there" and verb.lemma_ == "be"
     # The auxiliary goes after the subject when a verb follows it ("will it have", "will they,

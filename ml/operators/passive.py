@@ -75,12 +75,17 @@ class PassiveConfig:
             raise ValueError("max_sentences must be >= 1 or None")
 
 
-@lru_cache(maxsize=2048)
-def _participle(lemma: str) -> str:
+@lru_cache(maxsize=4096)
+def _inflected(lemma: str, tag: str) -> str | None:
+    """``lemma`` in the form ``tag`` by lemminflect (None when it has none)."""
     from lemminflect import getInflection
 
-    forms = getInflection(lemma, tag="VBN")
-    return forms[0] if forms else lemma + "ed"
+    forms = getInflection(lemma, tag=tag)
+    return forms[0] if forms else None
+
+
+def _participle(lemma: str) -> str:
+    return _inflected(lemma, "VBN") or lemma + "ed"
 
 
 def _be(tense: str, person: str) -> str:
@@ -295,7 +300,8 @@ def _passive_sentence(sent: Span, context: str, config: PassiveConfig) -> str | 
 
     middle = chain[:1] + (["not"] if negs else []) + [a.text for a in advs_between] + chain[1:]
     participle = _participle(root.lemma_)
-    if root.tag_ == "VBD" and not root.lower_.endswith("ed") and _inflected(root.lemma_, "VBD") not in (None, root.lower_):
+    past = _inflected(root.lemma_.lower(), "VBD") if root.tag_ == "VBD" and not root.lower_.endswith("ed") else None
+    if past is not None and past.lower() != root.lower_:
         return None  # the lemma is not this verb's ("laid" read as "lie": "3 eggs were lied")
     # Keep the writer's spelling where the active form already is the participle
     # ("travelled", not lemminflect's "traveled").
@@ -360,11 +366,3 @@ def fa_active_to_passive(
 ) -> OperatorResult:
     """Test operator fa (ParaQD 4.2): active -> passive, by the same rules."""
     return _rewrite(text, rng, config or PassiveConfig(), spacy_model, "fa")
-
-
-def _inflected(lemma: str, tag: str) -> str | None:
-    """``lemma`` in the form ``tag`` by lemminflect (None when it has none)."""
-    from lemminflect import getInflection
-
-    forms = getInflection(lemma.lower(), tag=tag)
-    return forms[0].lower() if forms else None

@@ -52,11 +52,13 @@ def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: 
             if version is not None:
                 Candidate.objects.filter(pk__in=[pk for pk, item in zip(ids, scored) if item.generator == kind],
                                          model_version__isnull=True).update(model_version=version)
-    # A generator may write one text twice (STEAD's prompts and noise draws do): one candidate, so
-    # one Score row each; PostgreSQL refuses an upsert that touches a row twice.
-    once = list({pk: item for pk, item in reversed(list(zip(ids, scored)))}.items())[::-1]
     if scored:
-        rows = [_score_row(pk, model, item.scores) for pk, item in once]
+        # A generator may write one text twice (STEAD's prompts and noise draws do): one candidate,
+        # so one Score row each; PostgreSQL refuses an upsert that touches a row twice.
+        once: dict[int, ScoredCandidate] = {}
+        for pk, item in zip(ids, scored):
+            once.setdefault(pk, item)
+        rows = [_score_row(pk, model, item.scores) for pk, item in once.items()]
         # The calibrated probability of the scoring version (modelhub.calibration), beside σ.
         for row, probability in zip(rows, calibrated_probabilities(version=model.version,
                                                                    scores=[r.paraqd for r in rows])):
@@ -66,11 +68,13 @@ def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: 
             update_fields=["model_version", "probability", *SCORE_COLUMNS.values()],
         )
         if judged is not None and judged.results is not None:
-            read = list({pk: r for pk, r in reversed(list(zip(ids, judged.results))) if r is not None}.items())[::-1]
-            judge_store_scores(candidate_ids=[pk for pk, _ in read], version=judged.version,
-                               results=[r for _, r in read])
+            read: dict[int, dict] = {}
+            for pk, result in zip(ids, judged.results):
+                if result is not None:
+                    read.setdefault(pk, result)
+            judge_store_scores(candidate_ids=list(read), version=judged.version, results=list(read.values()))
         else:
-            _judge_if_deciding(list(dict.fromkeys(ids)))
+            _judge_if_deciding(list(once))
     return ids
 
 
