@@ -30,6 +30,7 @@ from .number_format import NumberFormatGenerator
 from .question_form import ConditionMovedGenerator, QuestionFormGenerator
 from .question_task import BlankAsTaskGenerator, QuestionAsTaskGenerator
 from .reorder import ReorderGenerator
+from .rewording import RewordingGenerator
 from .structural import PassiveGenerator, PrepositionPermutationGenerator
 from .synonyms import SynonymConfig, SynonymGenerator, synonym_lookup
 
@@ -225,6 +226,16 @@ def _register_builtins() -> None:
     register(number_format)
     for first in (question, task):
         register(ComposedGenerator(number_format, first, max_candidates=COMPOSED_CANDIDATES))
+    # Everyday words reworded from a hand-kept lexicon of safe pairs, alone and with a second change
+    # (the question reworded, a condition moved, sentences reordered, numbers written out), so that a
+    # variant differs by more than one word.
+    rewording = RewordingGenerator()
+    register(rewording)
+    for first, second in ((rewording, task), (rewording, question), (rewording, condition), (reorder, rewording),
+                          (number_format, rewording)):
+        register(ComposedGenerator(first, second, max_candidates=COMPOSED_CANDIDATES))
+    register(ComposedGenerator(ComposedGenerator(number_format, rewording, max_candidates=COMPOSED_CANDIDATES), task,
+                               max_candidates=COMPOSED_CANDIDATES))
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

@@ -77,15 +77,16 @@ def paraphrase_variants(
     seed: int = DEFAULT_SEED,
 ) -> dict[str, Any]:
     """Variants of one problem, best first (nothing is stored):
-    ``{"variants": [{"text", "generator", "prompt", "valid_probability", "reasons", "S", "D", "N",
-    "PQI", "bleu_div", "wpd", "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"},
+    ``{"variants": [{"text", "generator", "prompt", "valid_probability", "useful_probability", "reasons", "S",
+    "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"},
     "candidates", "passed", "rejected", "rejected_reasons", "message", "judge", "floor", "refused",
     "scorer", "select", "seconds"}``.
 
     With a judge deciding (``modelhub.judging``; the shipped judge on a fresh installation), every
     candidate gets the judge's calibrated probability of being a valid variant; only those above the
     version's handout floor are handed out, and the selector (PAMMR by default) picks ``k`` of them
-    with σ replaced by that probability (``S`` stays the paper's σ). When fewer than ``k`` pass, the
+    with σ replaced by that probability times the probability that the variant is reworded enough to
+    be worth handing out (``useful_probability``; ``S`` stays the paper's σ). When fewer than ``k`` pass, the
     answer says so (``message``, ``rejected_reasons``) instead of filling up with doubtful ones.
     With ParaQD deciding, the selector picks among every candidate as the paper does.
     """
@@ -111,6 +112,8 @@ def paraphrase_variants(
         variants.append({
             "text": s.text, "generator": s.generator, "prompt": s.prompt,
             "valid_probability": round(float(s.scores["valid_probability"]), 4) if judged.results is not None else None,
+            "useful_probability": (round(float(s.scores["useful_probability"]), 4)
+                                   if "useful_probability" in s.scores else None),
             "reasons": judged.results[i]["checks"] if judged.results is not None else [],
             # The paper's metrics as reported (σ = encoder cosine), not the judged ones used to select.
             **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},

@@ -1,7 +1,8 @@
 """Scoring and choosing among a problem's candidates, shared by the ``generate`` job, the
 ``paraphrase`` handout and PAP's parallel corpus: S, D, N, PQI per candidate (σ from the scoring
 model's cosine), then generate → judge → keep what passes the deciding judge's handout floor →
-diversify among the survivors (PAMMR by default, σ replaced by the judge's probability)."""
+diversify among the survivors (PAMMR by default, σ replaced by the judge's probability of validity
+times the probability that the variant is reworded enough to be worth handing out)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,6 +14,7 @@ from django.conf import settings
 from ml.metrics import paraphrase_scores_many
 from ml.metrics.pqi import pqi
 from ml.selection import SelectionCandidate, select
+from ml.selection.usefulness import useful_probability
 from ml.text.number_mentions import number_signature
 from modelhub.judging import decision_version, handout_floor, version_threshold
 from modelhub.kinds.judge.service import KIND as JUDGE_KIND
@@ -80,6 +82,8 @@ def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k
     under the check that counts most against it), and the selector sees σ
     replaced by that probability (PQI recomputed with it). With ParaQD deciding, every candidate
     is in the pool and the selector sees the paper's scores. ``limit``: see :func:`judge_verdicts`."""
+    for item in scored:  # cheap (no model): it also decides which candidates the judge reads first
+        item.scores["useful_probability"] = useful_probability(original, item.text)
     verdicts = judge_verdicts(original, scored, limit)
     if verdicts is None:
         picks = select_indices(selector, original, scored, k, equation=equation, model=model)
@@ -122,13 +126,22 @@ def judge_verdicts(text: str, scored: Sequence[ScoredCandidate], limit: int = 0)
 
 
 def round_robin(scored: Sequence[ScoredCandidate], limit: int) -> list[int]:
-    """Indices of up to ``limit`` candidates, one generator after another in turn (each generator's
-    candidates in the order it made them); all of them when ``limit`` is 0 or not exceeded."""
+    """Indices of up to ``limit`` candidates, one generator after another in turn; all of them when
+    ``limit`` is 0 or not exceeded. Where candidates carry ``useful_probability``, each generator's
+    candidates go most reworded first and the generators whose best is most reworded take their
+    turn first (what is read is what is likely worth handing out); otherwise in the order made."""
     if not limit or len(scored) <= limit:
         return list(range(len(scored)))
+
+    def useful(i: int) -> float:
+        return float(scored[i].scores.get("useful_probability", 0.0))
+
     queues: dict[str, list[int]] = {}
     for i, item in enumerate(scored):
         queues.setdefault(item.generator, []).append(i)
+    for queue in queues.values():
+        queue.sort(key=lambda i: -useful(i))
+    queues = dict(sorted(queues.items(), key=lambda kv: -useful(kv[1][0])))
     picked: list[int] = []
     while len(picked) < limit:
         for queue in queues.values():
@@ -138,9 +151,12 @@ def round_robin(scored: Sequence[ScoredCandidate], limit: int) -> list[int]:
 
 
 def probability_as_sigma(item: ScoredCandidate) -> ScoredCandidate:
-    """A copy whose σ (``S``) is the judge's probability, with PQI recomputed (paper weights:
-    σ^0.5 · δ^0.25 · ν^0.25), so that selection prefers what the judge believes valid."""
+    """A copy whose σ (``S``) is the expected share of a valid and useful variant: the judge's
+    probability of validity times the probability that a valid variant this reworded is worth
+    handing out (``useful_probability``, 1 where not computed), with PQI recomputed (paper weights:
+    σ^0.5 · δ^0.25 · ν^0.25), so that selection prefers what is both valid and a real rewording."""
     scores = dict(item.scores)
-    scores["S"] = min(1.0, max(0.0, float(scores["valid_probability"])))
+    expected = float(scores["valid_probability"]) * float(scores.get("useful_probability", 1.0))
+    scores["S"] = min(1.0, max(0.0, expected))
     scores["PQI"] = pqi(scores["S"], min(1.0, max(0.0, scores["D"])), min(1.0, max(0.0, scores["N"])))
     return ScoredCandidate(item.text, item.generator, item.prompt, item.meta, scores)

@@ -33,6 +33,7 @@
       node.querySelector(".variant-generator").textContent = variant.generator + (variant.prompt ? " · " + variant.prompt : "");
       node.querySelector(".variant-scores").textContent =
         (typeof variant.valid_probability === "number" ? "valid " + Math.round(variant.valid_probability * 100) + "% · " : "") +
+        (typeof variant.useful_probability === "number" ? "reworded enough " + Math.round(variant.useful_probability * 100) + "% · " : "") +
         "PQI " + fmt(variant.PQI, 3) + " · S " + fmt(variant.S, 3) + " · D " + fmt(variant.D, 3) + " · N " + fmt(variant.N, 2);
       var reasons = node.querySelector(".variant-reasons");
       if (reasons) {

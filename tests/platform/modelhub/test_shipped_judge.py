@@ -130,6 +130,22 @@ class HandoutTests(ShippedJudgeOn, TestCase):
         self.assertTrue(set(result["rejected_reasons"]) - {"numbers"} <= {"fluency", "word choice", "quantity words",
                                                                           "similarity", "question"})
 
+    def test_a_reworded_variant_is_handed_out_before_one_with_only_numbers_written_out(self):
+        from ml.generation import GeneratedCandidate
+
+        numbers_only = PROBLEM.replace("$600", "600 dollars").replace("$700", "700 dollars")
+        made = [GeneratedCandidate(text=numbers_only, generator="number_format", prompt=""),
+                GeneratedCandidate(text=CLEAN, generator="reorder", prompt="")]
+        with mock.patch("paraphrases.handout.generate", return_value=(made, {})):
+            result = paraphrase_variants(text=PROBLEM, k=2, generators=["reorder"])
+        self.assertEqual([v["text"] for v in result["variants"]], [CLEAN, numbers_only])
+        first, second = result["variants"]
+        self.assertGreater(first["useful_probability"], 0.3)
+        self.assertLess(second["useful_probability"], 0.1)
+        with mock.patch("paraphrases.handout.generate", return_value=(made, {})):
+            one = paraphrase_variants(text=PROBLEM, k=1, generators=["reorder"])
+        self.assertEqual([v["text"] for v in one["variants"]], [CLEAN])
+
 
 def gold_pairs(n_problems: int, *, offset: int = 0) -> list[ValidationPair]:
     """Per problem a valid rewording and an invalid rewrite (a number changed), as human gold."""

@@ -1,0 +1,242 @@
+"""Everyday words of a word problem reworded from a small hand-kept lexicon: "buys" -> "purchases",
+"each day" -> "every day", "is able to" -> "can", "the store" -> "the shop", "Find the speed" ->
+"Determine the speed".
+
+WordNet synonyms break word problems one time in four even when ranked in context ("interest" ->
+"sake", "area" -> "country": docs/results/handout.md); a teacher varies a problem with a few words
+whose swap never changes what is asked. This lexicon holds only such pairs, each with the condition
+under which it is safe (a part of speech, a direct object, a following "to"-infinitive, a time noun
+after "each"), and never a number, unit, name, arithmetic word or domain term (price, rate, interest,
+profit, area, speed). Every mention of a word is swapped alike, inflected like the original
+(lemminflect), with its capitalisation and "a"/"an" agreeing.
+
+The pairs are written by hand rather than drawn from a thesaurus: no packaged word list restricts a
+synonym to the senses a word problem uses.
+
+>>> reword("Maya buys 3 pens each day at the store.")
+'Maya purchases 3 pens every day at the shop.'
+>>> reword("She was able to finish the test in 40 minutes. Find the time left.")
+'She could complete the test in 40 minutes. Determine the time left.'
+"""
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
+from ..text.number_mentions import find_all_numbers
+from ..text.units import find_units
+from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
+from .names import person_mentions
+from .words import inflect, match_case, replace_tokens
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+__all__ = ["LEXICON", "PHRASES", "RewordingGenerator", "Swap", "reword", "rewording_swaps"]
+
+
+@dataclass(frozen=True)
+class Swap:
+    """``lemma`` (a word of part of speech ``pos``) written as ``target`` (a lemma, inflected like the
+    original; a phrase's first word is inflected) when ``needs`` holds:
+
+    - ``"object"``: the verb has a direct object;
+    - ``"to"``: the verb is followed by a "to"-infinitive ("wants to buy");
+    - ``"no_to"``: it is not ("needs 5 cups", not "needs to");
+    - ``"modifier"``: the adjective stands before its noun;
+    - ``"time"``: the determiner counts a time noun with no number ("each day", not "each of");
+    - ``"imperative"``: the verb starts its sentence as a command ("Find the speed.").
+    """
+
+    lemma: str
+    pos: str
+    target: str
+    needs: str = ""
+
+
+LEXICON: tuple[Swap, ...] = (
+    # verbs
+    Swap("buy", "VERB", "purchase"), Swap("purchase", "VERB", "buy"),
+    Swap("need", "VERB", "require", "no_to"), Swap("require", "VERB", "need", "no_to"),
+    Swap("collect", "VERB", "gather", "object"), Swap("gather", "VERB", "collect", "object"),
+    Swap("receive", "VERB", "get", "object"),
+    Swap("start", "VERB", "begin"), Swap("begin", "VERB", "start"),
+    Swap("finish", "VERB", "complete", "object"), Swap("complete", "VERB", "finish", "object"),
+    Swap("contain", "VERB", "hold", "object"), Swap("own", "VERB", "have", "object"),
+    Swap("select", "VERB", "choose", "object"), Swap("choose", "VERB", "select", "object"),
+    Swap("hire", "VERB", "employ", "object"), Swap("employ", "VERB", "hire", "object"),
+    Swap("donate", "VERB", "give", "object"),
+    Swap("try", "VERB", "attempt", "to"), Swap("attempt", "VERB", "try", "to"),
+    Swap("want", "VERB", "wish", "to"), Swap("decide", "VERB", "choose", "to"),
+    Swap("produce", "VERB", "make", "object"), Swap("assume", "VERB", "suppose"),
+    Swap("split", "VERB", "divide", "object"),
+    Swap("find", "VERB", "determine", "imperative"), Swap("determine", "VERB", "find", "imperative"),
+    Swap("calculate", "VERB", "work out", "imperative"), Swap("compute", "VERB", "work out", "imperative"),
+    # adjectives
+    Swap("large", "ADJ", "big", "modifier"), Swap("big", "ADJ", "large", "modifier"),
+    Swap("entire", "ADJ", "whole"), Swap("additional", "ADJ", "extra", "modifier"),
+    Swap("extra", "ADJ", "additional", "modifier"), Swap("different", "ADJ", "distinct", "modifier"),
+    Swap("certain", "ADJ", "particular", "modifier"), Swap("original", "ADJ", "initial", "modifier"),
+    # adverbs
+    Swap("initially", "ADV", "at first"), Swap("originally", "ADV", "at first"),
+    Swap("currently", "ADV", "at present"), Swap("approximately", "ADV", "roughly"),
+    Swap("roughly", "ADV", "approximately"), Swap("equally", "ADV", "evenly"), Swap("evenly", "ADV", "equally"),
+    Swap("exactly", "ADV", "precisely"), Swap("immediately", "ADV", "right away"),
+    Swap("simultaneously", "ADV", "at the same time"),
+    # nouns
+    Swap("store", "NOUN", "shop"), Swap("shop", "NOUN", "store"), Swap("kid", "NOUN", "child"),
+    Swap("pupil", "NOUN", "student"),
+    Swap("trip", "NOUN", "journey"), Swap("journey", "NOUN", "trip"),
+    Swap("mom", "NOUN", "mother"), Swap("dad", "NOUN", "father"),
+    # determiners
+    Swap("each", "DET", "every", "time"), Swap("every", "DET", "each", "time"),
+)
+
+# Fixed phrases, matched in the text (case kept on the first letter): (pattern, replacement).
+PHRASES: tuple[tuple[str, str], ...] = (
+    (r"\bin order to\b", "to"),
+    (r"\b(?:is|are) able to\b", "can"),
+    (r"\b(?:was|were) able to\b", "could"),
+    (r"\bin total(?=[,.?!])", "altogether"),
+    (r"\bin all(?=[,.?!])", "altogether"),
+    (r"\bat the same time\b", "simultaneously"),
+    (r"\bright away\b", "immediately"),
+)
+
+_TIME_NOUNS = frozenset({"day", "week", "month", "year", "hour", "minute", "second", "morning", "evening",
+                         "night", "afternoon", "weekend", "time", "semester", "season", "game", "round", "visit"})
+# Entities that name something ("the Corner Store"); a date or quantity ("each day") may be reworded.
+_NAME_ENTITIES = frozenset({"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW",
+                            "LANGUAGE"})
+# Modifiers that make a name of their own with the noun ("round trip", "general store").
+_FIXED_MODIFIERS = frozenset({"round", "return", "field", "business", "day", "school", "general", "department",
+                              "convenience", "grocery", "thrift", "candy", "toy", "pet", "book", "maiden", "road"})
+_BY_KEY = {(s.lemma, s.pos): s for s in LEXICON}
+
+
+def _holds(token: Token, needs: str) -> bool:
+    children = list(token.children)
+    if needs == "object":
+        return any(c.dep_ in ("dobj", "obj") for c in children) or token.tag_ == "VBN" and token.dep_ == "amod"
+    if needs in ("to", "no_to"):
+        infinitive = any(c.dep_ == "xcomp" and any(g.lower_ == "to" for g in c.children) for c in children)
+        following_to = token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "to"
+        return (infinitive or following_to) if needs == "to" else not (infinitive or following_to)
+    if needs == "modifier":
+        return token.dep_ == "amod" and token.head.i > token.i
+    if needs == "time":
+        head = token.head
+        return (token.dep_ == "det" and head.lemma_.lower() in _TIME_NOUNS and head.i == token.i + 1
+                and not any(c.dep_ == "nummod" for c in head.children))
+    if needs == "imperative":
+        return token.i == token.sent.start and token.tag_ == "VB" and token.dep_ == "ROOT"
+    return True
+
+
+def _loose(token: Token) -> bool:
+    """Whether an adverb stands at the edge of its clause (sentence start, after or before a comma
+    or the sentence's end), where a phrase can take its place."""
+    doc = token.doc
+    before = doc[token.i - 1] if token.i > 0 else None
+    after = doc[token.i + 1] if token.i + 1 < len(doc) else None
+    return (token.i == token.sent.start or (before is not None and before.is_punct)
+            or after is None or after.is_punct)
+
+
+def _target_form(token: Token, swap: Swap) -> str | None:
+    first, _, rest = swap.target.partition(" ")
+    if swap.pos in ("VERB", "NOUN"):
+        form = inflect(first, token.tag_)
+        if form is None:
+            return None
+    else:
+        form = first
+    return match_case(form + (" " + rest if rest else ""), token.text)
+
+
+def _protected(text: str, spacy_model: str) -> list[tuple[int, int]]:
+    spans = [(n.start, n.end) for n in find_all_numbers(text, ordinals=True)]
+    spans += [(u.start, u.end) for u in find_units(text)]
+    spans += [(p.start, p.end) for p in person_mentions(text, spacy_model)]
+    return spans
+
+
+def rewording_swaps(text: str, spacy_model: str = DEFAULT_SPACY_MODEL) -> list[tuple[Token, str]]:
+    """The lexicon's swaps that apply to ``text``: ``(token, new words)``, every mention alike."""
+    doc = parse(text, spacy_model)
+    protected = _protected(text, spacy_model)
+    # A pair whose target is already in the text is left alone: "the remainder … the rest" would
+    # trade places, and a problem that says both "bought" and "purchased" keeps its wording.
+    present = {t.lemma_.lower() for t in doc} | {t.lower_ for t in doc}
+    swaps, blocked = [], set()
+    for token in doc:
+        swap = _BY_KEY.get((token.lemma_.lower(), token.pos_))
+        if swap is None:
+            continue
+        form = _swap_form(token, swap, present, protected)
+        if form is None:
+            blocked.add(swap)
+        else:
+            swaps.append((token, swap, form))
+    # A noun is the same thing at every mention: where one mention cannot be swapped ("the kids'
+    # tickets"), none is.
+    return [(token, form) for token, swap, form in swaps if swap.pos != "NOUN" or swap not in blocked]
+
+
+def _swap_form(token: Token, swap: Swap, present: set[str], protected: list[tuple[int, int]]) -> str | None:
+    """What ``token`` is written as under ``swap``, or None where the swap is not safe there."""
+    doc = token.doc
+    if token.tag_ in ("NNP", "NNPS") or token.dep_ == "compound" or token.ent_type_ in _NAME_ENTITIES:
+        return None
+    if not _holds(token, swap.needs) or swap.target.split()[0] in present:
+        return None
+    if swap.pos == "ADV" and " " in swap.target and not _loose(token):
+        return None  # "He at first had …": a phrase reads well only at a clause's edge
+    start, end = token.idx, token.idx + len(token.text)
+    if any(start < b and a < end for a, b in protected):
+        return None
+    if swap.pos == "NOUN":
+        if any(c.dep_ == "compound" or c.lower_ in _FIXED_MODIFIERS for c in token.children):
+            return None  # "round trip", "grocery store": the pair is a name of its own
+        following = doc[token.i + 1] if token.i + 1 < len(doc) else None
+        if following is not None and (following.like_num or following.text.isupper()):
+            return None  # a label ("store A", "trip 2") names one thing; it is not reworded
+        if following is not None and following.tag_ == "POS":
+            return None  # "the kids' tickets" would lose its apostrophe's place
+    return _target_form(token, swap)
+
+
+def _phrases(text: str) -> str:
+    for pattern, replacement in PHRASES:
+        text = re.sub(pattern, lambda m: match_case(replacement, m.group(0)), text, flags=re.I)
+    return text
+
+
+def reword(text: str, spacy_model: str = DEFAULT_SPACY_MODEL) -> str:
+    """``text`` with every swap of the lexicon that applies (unchanged where none does)."""
+    return _phrases(replace_tokens(text, rewording_swaps(text, spacy_model)))
+
+
+@dataclass(frozen=True)
+class RewordingGenerator:
+    """The problem with its everyday words reworded from a hand-kept lexicon of safe pairs."""
+
+    name: str = "rewording"
+    description: str = ("Everyday words reworded from a hand-kept lexicon: 'buys 3 pens each day at the store' "
+                        "becomes 'purchases 3 pens every day at the shop'")
+    kind: str = "rule"
+
+    def unavailable_reason(self, resources: GenerationResources) -> str | None:
+        return None
+
+    def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
+        reworded = reword(text, resources.spacy_model)
+        if reworded.strip() == text.strip():
+            raise NotApplicable("no word of the rewording lexicon in a context where its swap is safe",
+                                operator=self.name)
+        require_same_problem(text, reworded, generator=self.name, spacy_model=resources.spacy_model)
+        return candidates_or_refuse(text, [GeneratedCandidate(reworded, self.name, "lexicon")],
+                                    generator=self.name, reason="no change")
