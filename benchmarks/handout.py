@@ -217,6 +217,9 @@ def main() -> None:
     results = {}
     unlabelled_by_arm: dict[str, list[dict]] = {}
     for name in arms:
+        if not (args.work / f"{name}.jsonl").is_file():
+            print(f"arm {name}: not run in {args.work} (--arms), left out", flush=True)
+            continue
         rows = [json.loads(line) for line in (args.work / f"{name}.jsonl").read_text().splitlines()]
         rows = [r for r in rows if r["problem"] in set(problems)]  # --problems N: every arm on the same problems
         results[name] = summarise(rows, gold, blind, args.k)

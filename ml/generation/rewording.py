@@ -47,6 +47,7 @@ class Swap:
     - ``"to"``: the verb is followed by a "to"-infinitive ("wants to buy");
     - ``"no_to"``: it is not ("needs 5 cups", not "needs to");
     - ``"modifier"``: the adjective stands before its noun;
+    - ``"plural"``: … before a plural noun ("how many different codes", not "a different store");
     - ``"time"``: the determiner counts a time noun with no number ("each day", not "each of");
     - ``"imperative"``: the verb starts its sentence as a command ("Find the speed.").
     """
@@ -78,7 +79,7 @@ LEXICON: tuple[Swap, ...] = (
     # adjectives
     Swap("large", "ADJ", "big", "modifier"), Swap("big", "ADJ", "large", "modifier"),
     Swap("entire", "ADJ", "whole"), Swap("additional", "ADJ", "extra", "modifier"),
-    Swap("extra", "ADJ", "additional", "modifier"), Swap("different", "ADJ", "distinct", "modifier"),
+    Swap("extra", "ADJ", "additional", "modifier"), Swap("different", "ADJ", "distinct", "plural"),
     Swap("certain", "ADJ", "particular", "modifier"), Swap("original", "ADJ", "initial", "modifier"),
     # adverbs
     Swap("initially", "ADV", "at first"), Swap("originally", "ADV", "at first"),
@@ -125,8 +126,8 @@ def _holds(token: Token, needs: str) -> bool:
         infinitive = any(c.dep_ == "xcomp" and any(g.lower_ == "to" for g in c.children) for c in children)
         following_to = token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "to"
         return (infinitive or following_to) if needs == "to" else not (infinitive or following_to)
-    if needs == "modifier":
-        return token.dep_ == "amod" and token.head.i > token.i
+    if needs in ("modifier", "plural"):
+        return token.dep_ == "amod" and token.head.i > token.i and (needs == "modifier" or token.head.tag_ == "NNS")
     if needs == "time":
         head = token.head
         return (token.dep_ == "det" and head.lemma_.lower() in _TIME_NOUNS and head.i == token.i + 1

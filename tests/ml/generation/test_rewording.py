@@ -36,6 +36,7 @@ def test_safe_swaps_are_written_in(text, expected):
     ("When 10 is divided by 3 the remainder is 1.", None),   # a division's remainder is not "the rest"
     ("Every 3 days he runs 5 km.", None),                    # "each 3 days" is not English
     ("He took a round trip by bus.", None),                  # a compound names a thing of its own
+    ("She went to a different bakery.", None),               # "a distinct bakery" says something else
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])
