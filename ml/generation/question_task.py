@@ -122,6 +122,8 @@ def _embedded(q: str, spacy_model: str) -> str | None:
              or (verb.lemma_ == "be" and not verb_later))
     if not moves:
         return None
+    if verb.tag_ == "MD" and after is not None and after.tag_ == "VBG":
+        return None  # "can all three of them working together, complete …": "they can working" is not English
     words[a] = ""
     last = tokens[subject_last]
     words[subject_last] = f"{last.text} {verb.lower_}{last.whitespace_ or ''}"

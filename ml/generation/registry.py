@@ -234,7 +234,10 @@ def _register_builtins() -> None:
     for first, second in ((rewording, task), (rewording, question), (rewording, condition), (reorder, rewording),
                           (number_format, rewording)):
         register(ComposedGenerator(first, second, max_candidates=COMPOSED_CANDIDATES))
-    register(ComposedGenerator(ComposedGenerator(number_format, rewording, max_candidates=COMPOSED_CANDIDATES), task,
+    with_numbers = ComposedGenerator(number_format, rewording, max_candidates=COMPOSED_CANDIDATES)
+    for last in (task, question):
+        register(ComposedGenerator(with_numbers, last, max_candidates=COMPOSED_CANDIDATES))
+    register(ComposedGenerator(ComposedGenerator(reorder, rewording, max_candidates=COMPOSED_CANDIDATES), task,
                                max_candidates=COMPOSED_CANDIDATES))
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)

@@ -47,6 +47,8 @@ class Swap:
     - ``"to"``: the verb is followed by a "to"-infinitive ("wants to buy");
     - ``"no_to"``: it is not ("needs 5 cups", not "needs to");
     - ``"modifier"``: the adjective stands before its noun;
+    - ``"sharing"``: the adverb says how something is shared ("divided equally", not "equally
+      efficient" or "equally priced");
     - ``"plural"``: … before a plural noun ("how many different codes", not "a different store");
     - ``"time"``: the determiner counts a time noun with no number ("each day", not "each of");
     - ``"imperative"``: the verb starts its sentence as a command ("Find the speed.").
@@ -84,7 +86,7 @@ LEXICON: tuple[Swap, ...] = (
     # adverbs
     Swap("initially", "ADV", "at first"), Swap("originally", "ADV", "at first"),
     Swap("currently", "ADV", "at present"), Swap("approximately", "ADV", "roughly"),
-    Swap("roughly", "ADV", "approximately"), Swap("equally", "ADV", "evenly"), Swap("evenly", "ADV", "equally"),
+    Swap("roughly", "ADV", "approximately"), Swap("equally", "ADV", "evenly", "sharing"), Swap("evenly", "ADV", "equally", "sharing"),
     Swap("exactly", "ADV", "precisely"), Swap("immediately", "ADV", "right away"),
     Swap("simultaneously", "ADV", "at the same time"),
     # nouns
@@ -112,6 +114,8 @@ _TIME_NOUNS = frozenset({"day", "week", "month", "year", "hour", "minute", "seco
 # Entities that name something ("the Corner Store"); a date or quantity ("each day") may be reworded.
 _NAME_ENTITIES = frozenset({"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW",
                             "LANGUAGE"})
+_SHARING_VERBS = frozenset({"divide", "share", "split", "distribute", "spread", "space", "allocate", "cut", "give",
+                            "pay", "sell", "pack", "place", "put", "arrange", "hand"})
 # Modifiers that make a name of their own with the noun ("round trip", "general store").
 _FIXED_MODIFIERS = frozenset({"round", "return", "field", "business", "day", "school", "general", "department",
                               "convenience", "grocery", "thrift", "candy", "toy", "pet", "book", "maiden", "road"})
@@ -126,6 +130,8 @@ def _holds(token: Token, needs: str) -> bool:
         infinitive = any(c.dep_ == "xcomp" and any(g.lower_ == "to" for g in c.children) for c in children)
         following_to = token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "to"
         return (infinitive or following_to) if needs == "to" else not (infinitive or following_to)
+    if needs == "sharing":
+        return token.head.lemma_.lower() in _SHARING_VERBS
     if needs in ("modifier", "plural"):
         return token.dep_ == "amod" and token.head.i > token.i and (needs == "modifier" or token.head.tag_ == "NNS")
     if needs == "time":
@@ -149,8 +155,8 @@ def _loose(token: Token) -> bool:
 
 def _target_form(token: Token, swap: Swap) -> str | None:
     first, _, rest = swap.target.partition(" ")
-    if swap.pos in ("VERB", "NOUN"):
-        form = inflect(first, token.tag_)
+    if swap.pos in ("VERB", "NOUN", "ADJ"):
+        form = inflect(first, token.tag_)  # "largest" -> "biggest", "kids" -> "children"
         if form is None:
             return None
     else:

@@ -58,6 +58,8 @@ _OPENING_ADVERBS = frozenset({
     "though", "once", "until", "till", "now", "then", "however", "also", "so", "thus", "hence", "therefore",
     "meanwhile", "later", "finally", "again", "still", "already", "yet", "where", "wherever", "moreover", "besides",
     "instead", "otherwise", "initially", "originally", "eventually", "afterwards", "suddenly", "similarly",
+    # a conjunction that ties the fact to the one before it ("But she remembers …")
+    "but", "and", "or", "nor",
 })
 _INNER_BOUNDARY = re.compile(r"[.!?][\"')\]]?\s+[A-Z]")
 

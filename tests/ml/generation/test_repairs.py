@@ -275,6 +275,29 @@ def test_a_fact_with_an_opener_stays_a_sentence(resources):
         assert "that two years ago" not in candidate.text.lower()
 
 
+def test_a_fact_that_opens_with_a_conjunction_is_not_joined_after_given_that(resources):
+    # labelled garbled: "Determine the unknown rate, given that but she remembers that …"
+    text = ("A woman bought 3 towels at Rs.100 each and two towels at a certain rate. But she remembers that the "
+            "average price of the towels was Rs.145. Find the unknown rate of the two towels?")
+    for seed in range(4):
+        try:
+            candidates = ReorderGenerator().generate(text, random.Random(seed), resources)
+        except NotApplicable:
+            continue
+        for candidate in candidates:
+            assert "that but" not in candidate.text and "If but" not in candidate.text
+
+
+def test_a_modal_before_a_gerund_is_not_put_after_the_subject():
+    # labelled garbled: "Find in how many days all three of them can working together, complete the work."
+    from ml.generation.question_task import ask_as_task
+
+    assert ask_as_task("A, B and C can do a work in 8, 8 and 12 days. In how many days can all three of them "
+                       "working together, complete the work?") is None
+    assert ask_as_task("A can do a work in 8 days. In how many days can A and B complete the work?") == (
+        "A can do a work in 8 days. Find in how many days A and B can complete the work.")
+
+
 def test_a_modified_phrase_or_a_verb_argument_is_not_fronted(resources):
     shop = "80% of a full case is added to 96 candy bars already in the case to fill it. How many bars fill a case?"
     funding = "My company's funding allows for 5 employees. How much does it pay for 5 employees in total?"

@@ -21,6 +21,8 @@ from ml.generation.rewording import LEXICON, reword
     # "in order to" and a total at the end of a clause
     ("He sold 5 cakes in order to buy a book. How many cakes did he bake in all?",
      "He sold 5 cakes to purchase a book. How many cakes did he bake altogether?"),
+    # a comparison keeps its degree; sharing adverbs where something is shared
+    ("The largest box holds 9 balls, shared equally.", "The biggest box holds 9 balls, shared evenly."),
     # an adverb phrase only at a clause's edge
     ("Initially, Ann had 12 marbles.", "At first, Ann had 12 marbles."),
 ])
@@ -37,6 +39,7 @@ def test_safe_swaps_are_written_in(text, expected):
     ("Every 3 days he runs 5 km.", None),                    # "each 3 days" is not English
     ("He took a round trip by bus.", None),                  # a compound names a thing of its own
     ("She went to a different bakery.", None),               # "a distinct bakery" says something else
+    ("A and B are equally efficient workers.", None),        # "evenly" only says how a thing is shared
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])
