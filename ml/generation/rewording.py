@@ -114,6 +114,9 @@ _TIME_NOUNS = frozenset({"day", "week", "month", "year", "hour", "minute", "seco
 # Entities that name something ("the Corner Store"); a date or quantity ("each day") may be reworded.
 _NAME_ENTITIES = frozenset({"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC", "PRODUCT", "WORK_OF_ART", "EVENT", "LAW",
                             "LANGUAGE"})
+# Particles of phrasal verbs ("starts out", "picks up"); the tagger also reads "buy in a week" as a
+# particle, which is no phrasal verb.
+_PARTICLES = frozenset({"out", "up", "off", "down", "away", "over", "back", "on", "about", "around", "through"})
 _SHARING_VERBS = frozenset({"divide", "share", "split", "distribute", "spread", "space", "allocate", "cut", "give",
                             "pay", "sell", "pack", "place", "put", "arrange", "hand"})
 # Modifiers that make a name of their own with the noun ("round trip", "general store").
@@ -200,6 +203,8 @@ def _swap_form(token: Token, swap: Swap, present: set[str], protected: list[tupl
         return None
     if not _holds(token, swap.needs) or swap.target.split()[0] in present:
         return None
+    if swap.pos == "VERB" and any(c.dep_ == "prt" and c.lower_ in _PARTICLES for c in token.children):
+        return None  # a phrasal verb is a word of its own: "starts out" is not "begins out"
     if swap.pos == "ADV" and " " in swap.target and not _loose(token):
         return None  # "He at first had …": a phrase reads well only at a clause's edge
     start, end = token.idx, token.idx + len(token.text)

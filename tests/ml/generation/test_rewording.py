@@ -40,6 +40,7 @@ def test_safe_swaps_are_written_in(text, expected):
     ("He took a round trip by bus.", None),                  # a compound names a thing of its own
     ("She went to a different bakery.", None),               # "a distinct bakery" says something else
     ("A and B are equally efficient workers.", None),        # "evenly" only says how a thing is shared
+    ("Will starts out with 40 marbles.", None),              # a phrasal verb: "begins out" is not English
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])
