@@ -69,10 +69,40 @@ def grouped_auc(X, y, groups, columns) -> "list[float]":
     return out
 
 
+def held_out(folders: list[Path], out: Path) -> None:
+    """AUC of the committed weights on valid pairs labelled after they were fitted."""
+    from sklearn.metrics import roc_auc_score
+
+    from blind import read_blind_useful
+    from ml.selection.usefulness import useful_probability
+
+    pairs: dict[tuple[str, str], bool] = {}
+    for folder in folders:
+        labels, _ = read_blind_useful(folder, sorted(folder.glob("pass_*.csv")), store=False)
+        pairs.update({pair: useful for pair, (valid, useful) in labels.items() if valid})
+    y = list(pairs.values())
+    p = [useful_probability(original, rewrite) for original, rewrite in pairs]
+    names = ", ".join(f"`{f}`" for f in folders)
+    lines = ["", f"### Held-out check, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC", "",
+             f"Command: `python benchmarks/usefulness.py --held-out {' '.join(str(f) for f in folders)}`.", "",
+             f"The committed weights on {len(y)} valid pairs labelled blind after they were fitted ({names}; "
+             f"useful only when both passes said so; {sum(y)} useful): ROC AUC **{roc_auc_score(y, p):.3f}**.", ""]
+    with out.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "results" / "usefulness.md")
+    parser.add_argument("--held-out", type=Path, nargs="*", default=[],
+                        help="labelled blind batch folders (blind_batch.csv, blind_key.csv, pass_*.csv) made after "
+                             "the weights were fitted: only the committed weights' AUC on them is reported (appended "
+                             "to --out)")
     args = parser.parse_args()
+    if args.held_out:
+        held_out(args.held_out, args.out)
+        return
 
     import numpy as np
     from sklearn.linear_model import LogisticRegression

@@ -228,7 +228,12 @@ def _register_builtins() -> None:
         register(ComposedGenerator(number_format, first, max_candidates=COMPOSED_CANDIDATES))
     # Everyday words reworded from a hand-kept lexicon of safe pairs, alone and with a second change
     # (the question reworded, a condition moved, sentences reordered, numbers written out), so that a
-    # variant differs by more than one word.
+    # variant differs by more than one word. In the default set: two blind rounds on fresh problems
+    # (AQuA train 1001-1200 and 1601-2100, GSM8K train 5001-5800; two passes each, kappa 1.00): 135
+    # of 140 valid in the first, the five failures repaired (a reorder of "But …", a modal before a
+    # gerund, "largest" -> "big"), then every rewording output of the second round valid. Alone it is
+    # rarely useful; with question_as_task after it both passes called 71 of 72 outputs useful
+    # (docs/results/handout.md).
     rewording = RewordingGenerator()
     register(rewording)
     for first, second in ((rewording, task), (rewording, question), (rewording, condition), (reorder, rewording),

@@ -79,6 +79,8 @@ def _clauses(span_text: str, spacy_model: str) -> int:
 def _unjoinable(span_text: str, spacy_model: str) -> bool:
     """A fact that does not read after "given that": an order ("Let A be …", "Take the time as
     …") or one that opens with a subordinate clause or an adverb ("When …, …", "Now, …")."""
+    if re.match(r"\s*(?:[*•·▪\-–—]|\d+[.)]\s)", span_text):
+        return True  # an item of a list ("* Speed of each person …"): "given that * Speed …" is broken
     doc = parse(span_text.strip(), spacy_model)
     first = next((t for t in doc if not t.is_punct and not t.is_space), None)
     if first is None:

@@ -288,6 +288,21 @@ def test_a_fact_that_opens_with_a_conjunction_is_not_joined_after_given_that(res
             assert "that but" not in candidate.text and "If but" not in candidate.text
 
 
+def test_an_item_of_a_list_is_not_joined_after_given_that(resources):
+    # labelled garbled: "Given that * Speed of each person … is different, what is the shortest time …?"
+    text = ("Four people need to cross a dark river at night.\n* They have only one torch and the river is too risky "
+            "to cross without the torch.\n* If all people cross simultaneously then torch light wont be sufficient.\n"
+            "* Speed of each person of crossing the river is different.cross time for each person is 1 min, 2 minutes, "
+            "7 minutes and 10 minutes.\nWhat is the shortest time needed for all four of them to cross the river ?")
+    for seed in range(4):
+        try:
+            candidates = ReorderGenerator().generate(text, random.Random(seed), resources)
+        except NotApplicable:
+            continue
+        for candidate in candidates:
+            assert "that *" not in candidate.text and "that * " not in candidate.text.lower()
+
+
 def test_a_modal_before_a_gerund_is_not_put_after_the_subject():
     # labelled garbled: "Find in how many days all three of them can working together, complete the work."
     from ml.generation.question_task import ask_as_task

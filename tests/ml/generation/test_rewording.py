@@ -68,11 +68,12 @@ def test_lexicon_never_swaps_an_arithmetic_or_domain_word():
     assert not {s.target for s in LEXICON} & protected
 
 
-def test_compositions_run_by_name():
+def test_compositions_run_and_are_in_the_default_set():
     text = "Sara buys 5 pens each day. How many pens does she buy in a week?"
     candidates, refusals = generate(["rewording+question_as_task", "number_format+rewording"], text, 0,
                                     GenerationResources())
     texts = {c.generator: c.text for c in candidates}
     assert texts["rewording+question_as_task"] == "Sara purchases 5 pens every day. Find how many pens she purchases in a week."
     assert texts["number_format+rewording"] == "Sara purchases five pens every day. How many pens does she purchase in a week?"
-    assert not is_default("rewording") or is_default("rewording")  # membership decided by labels; see registry
+    # in the default set after two blind rounds on fresh problems (ml/generation/registry.py)
+    assert is_default("rewording") and is_default("rewording+question_as_task")
