@@ -7,8 +7,8 @@ WordNet synonyms break word problems one time in four even when ranked in contex
 whose swap never changes what is asked. This lexicon holds only such pairs, each with the condition
 under which it is safe (a part of speech, a direct object, a following "to"-infinitive, a time noun
 after "each"), and never a number, unit, name, arithmetic word or domain term (price, rate, interest,
-profit, area, speed). Every mention of a word is swapped alike, inflected like the original
-(lemminflect), with its capitalisation and "a"/"an" agreeing.
+profit, area, speed). A noun changes at every mention or at none; each new word is inflected like
+the old one (lemminflect), keeps its capitalisation, and "a"/"an" agrees with it.
 
 The pairs are written by hand rather than drawn from a thesaurus: no packaged word list restricts a
 synonym to the senses a word problem uses.

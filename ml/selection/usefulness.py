@@ -19,7 +19,7 @@ validity: the expected share of a variant that is both valid and useful.
 >>> wording_edits("Maya buys 5 pens.", "Maya buys five pens.")
 0
 >>> wording_edits("Maya buys 5 pens each day.", "Every day, Maya purchases 5 pens.")
-5
+6
 >>> useful_probability("Maya buys 5 pens.", "Maya buys five pens.") < 0.05
 True
 """

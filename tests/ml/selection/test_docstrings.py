@@ -13,6 +13,7 @@ MODULES = [
     "ml.selection.tree_rank",
     "ml.selection.mwp",
     "ml.selection.registry",
+    "ml.selection.usefulness",
 ]
 
 
