@@ -66,6 +66,7 @@ class GenerationPagesLiveTests(ParaQDSettingsMixin, BrowserTestCase):
         variants = page.locator("#variants article.variant")
         self.assertTrue(1 <= variants.count() <= 2)
         self.assertIn("PQI", variants.first.locator(".variant-scores").inner_text())
+        self.assertRegex(variants.first.locator(".variant-scores").inner_text(), r"reworded enough \d+%")
         self.assertNotEqual(variants.first.locator(".variant-text").inner_text().strip(), MAYA)
         checks = variants.first.locator(".variant-checks")
         self.assertEqual(checks.get_attribute("data-ok"), "1")

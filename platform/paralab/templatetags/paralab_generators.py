@@ -40,6 +40,7 @@ PLAIN_NAMES = {
     "question_as_task": "Question set as a task",
     "blank_as_task": "Unfinished statement set as a task",
     "number_format": "Units and small numbers written out",
+    "rewording": "Everyday words reworded",
     "fill_mask": "Words filled in by a language model",
     "copy": "Unchanged copy (baseline)",
     "eda": "Random word edits (EDA baseline)",
