@@ -39,6 +39,7 @@ __all__ = [
     "SynonymSource",
     "candidates_or_refuse",
     "combine_prompts",
+    "one_rewrite",
     "require_quantities",
     "require_same_problem",
 ]
@@ -182,3 +183,13 @@ def candidates_or_refuse(
     if not kept:
         raise NotApplicable(reason, operator=generator)
     return kept
+
+
+def one_rewrite(original: str, rewritten: str, *, generator: str, prompt: str, refusal: str,
+                spacy_model: str) -> list[GeneratedCandidate]:
+    """The single candidate of a generator that rewrites the whole text one way: refused with
+    ``refusal`` when nothing changed, with :class:`NotApplicable` when a quantity or name was lost."""
+    if rewritten.strip() == original.strip():
+        raise NotApplicable(refusal, operator=generator)
+    require_same_problem(original, rewritten, generator=generator, spacy_model=spacy_model)
+    return [GeneratedCandidate(rewritten, generator, prompt)]

@@ -27,7 +27,7 @@ from ..operators.unit_expansion import UnitExpansionConfig, f4_unit_expansion
 from ..text.number_mentions import find_all_numbers
 from ..text.number_spelling import number_to_words
 from ..text.units import find_units
-from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
+from .base import GeneratedCandidate, GenerationResources, one_rewrite
 
 __all__ = ["NumberFormatGenerator", "write_out"]
 
@@ -90,9 +90,6 @@ class NumberFormatGenerator:
         return None
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
-        written = write_out(text)
-        if written.strip() == text.strip():
-            raise NotApplicable("no unit abbreviation, symbol or small count to write out", operator=self.name)
-        require_same_problem(text, written, generator=self.name, spacy_model=resources.spacy_model)
-        return candidates_or_refuse(text, [GeneratedCandidate(written, self.name, "numbers")],
-                                    generator=self.name, reason="no change")
+        return one_rewrite(text, write_out(text), generator=self.name, prompt="numbers",
+                           refusal="no unit abbreviation, symbol or small count to write out",
+                           spacy_model=resources.spacy_model)

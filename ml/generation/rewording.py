@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from ..text.number_mentions import find_all_numbers
 from ..text.units import find_units
-from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
+from .base import GeneratedCandidate, GenerationResources, one_rewrite
 from .names import person_mentions
 from .words import inflect, match_case, replace_tokens
 
@@ -245,10 +245,6 @@ class RewordingGenerator:
         return None
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
-        reworded = reword(text, resources.spacy_model)
-        if reworded.strip() == text.strip():
-            raise NotApplicable("no word of the rewording lexicon in a context where its swap is safe",
-                                operator=self.name)
-        require_same_problem(text, reworded, generator=self.name, spacy_model=resources.spacy_model)
-        return candidates_or_refuse(text, [GeneratedCandidate(reworded, self.name, "lexicon")],
-                                    generator=self.name, reason="no change")
+        return one_rewrite(text, reword(text, resources.spacy_model), generator=self.name, prompt="lexicon",
+                           refusal="no word of the rewording lexicon in a context where its swap is safe",
+                           spacy_model=resources.spacy_model)
