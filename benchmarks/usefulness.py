@@ -113,11 +113,10 @@ def main() -> None:
     started = time.perf_counter()
     store = stored_labels()
     with (DATA / "labels" / "aqua_dev_candidates_val.csv").open(newline="", encoding="utf-8") as handle:
-        gold_rows = [r for r in csv.DictReader(handle) if r["final_label"] == "1"]
-    data = [(r["question"], r["augmented"], r["useful"] == "yes", "shared labels") for r in gold_rows]
-    dev = list(dict.fromkeys(r["question"] for r in csv.DictReader(
-        (DATA / "labels" / "aqua_dev_candidates_val.csv").open(newline="", encoding="utf-8"))))
-    problems = list(dev)
+        shared = list(csv.DictReader(handle))
+    data = [(r["question"], r["augmented"], r["useful"] == "yes", "shared labels") for r in shared
+            if r["final_label"] == "1"]
+    problems = list(dict.fromkeys(r["question"] for r in shared))
     for name, start, end in SLICES:
         problems += problems_of(name.split("-")[0])[start:end]
     blind = recovered_pairs(list(dict.fromkeys(problems)), store)

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse, sentence_spans
-from .base import GeneratedCandidate, GenerationResources, NotApplicable, candidates_or_refuse, require_same_problem
+from .base import GeneratedCandidate, GenerationResources, one_rewrite
 
 __all__ = [
     "ConditionMovedGenerator", "LastSentenceRule", "QuestionFormGenerator", "is_what_question", "move_condition",
@@ -129,11 +129,8 @@ class LastSentenceRule:
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
         rewritten = self.rewrite(text, resources.spacy_model)
-        if rewritten is None:
-            raise NotApplicable(self.refusal, operator=self.name)
-        require_same_problem(text, rewritten, generator=self.name, spacy_model=resources.spacy_model)
-        return candidates_or_refuse(text, [GeneratedCandidate(rewritten, self.name, "question")],
-                                    generator=self.name, reason="no change")
+        return one_rewrite(text, text if rewritten is None else rewritten, generator=self.name, prompt="question",
+                           refusal=self.refusal, spacy_model=resources.spacy_model)
 
 
 @dataclass(frozen=True)
