@@ -28,6 +28,7 @@ import argparse
 import csv
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -50,8 +51,21 @@ def is_eval(question: str, percent: int) -> bool:
     return zlib.crc32(("eval:" + question).encode("utf-8")) % 100 < percent
 
 
-def replay(*, pairs, order: str, batch: int, eval_percent: int, max_labels: int, log=print) -> list[dict]:
-    """Replay ``pairs`` in ``order`` through the platform; returns one point per step."""
+def shuffled(pairs, seed: int) -> list:
+    """``pairs`` in the order a seed stores them: 0 keeps the file order, any other seed shuffles
+    them reproducibly (so the queue's ids, and its random order, differ per seed)."""
+    pairs = list(pairs)
+    if seed:
+        random.Random(seed).shuffle(pairs)
+    return pairs
+
+
+def replay(*, pairs, order: str, batch: int, eval_percent: int, max_labels: int, seed: int = 0,
+           log=print) -> list[dict]:
+    """Replay ``pairs`` in ``order`` through the platform; returns one point per step. ``seed``
+    shuffles the pool before it is stored (0: file order), so each seed's ``random`` order is an
+    independent draw (the queue's shuffle is a fixed permutation of item ids per annotator)."""
+    pairs = shuffled(pairs, seed)
     from django.contrib.auth import get_user_model
 
     from annotation.models import AnnotationItem
@@ -64,8 +78,8 @@ def replay(*, pairs, order: str, batch: int, eval_percent: int, max_labels: int,
     from modelhub.kinds.judge.service import judge_evaluate_pairs, judge_score_candidates
     from paraphrases.models import Candidate
 
-    user = get_user_model().objects.create_user(f"replay-{order}", password="x")
-    dataset = Dataset.objects.create(name=f"replay-{order}", labels_per_item=1, queue_order=order)
+    user = get_user_model().objects.create_user(f"replay-{order}-{seed}", password="x")
+    dataset = Dataset.objects.create(name=f"replay-{order}-{seed}", labels_per_item=1, queue_order=order)
     dataset.annotators.add(user)
     label_of: dict[int, bool] = {}
     pool: list[int] = []
@@ -133,7 +147,7 @@ def replay(*, pairs, order: str, batch: int, eval_percent: int, max_labels: int,
     return points
 
 
-def child(order: str, out: Path, batch: int, eval_percent: int, max_labels: int) -> None:
+def child(order: str, out: Path, batch: int, eval_percent: int, max_labels: int, seed: int = 0) -> None:
     sys.path[:0] = [str(REPO / "platform"), str(REPO)]
     import django
 
@@ -142,7 +156,7 @@ def child(order: str, out: Path, batch: int, eval_percent: int, max_labels: int)
 
     call_command("migrate", verbosity=0)
     points = replay(pairs=pairs_of(DATA / "paraqd" / "AQUA_test.csv"), order=order, batch=batch,
-                    eval_percent=eval_percent, max_labels=max_labels)
+                    eval_percent=eval_percent, max_labels=max_labels, seed=seed)
     out.write_text(json.dumps(points))
 
 
@@ -185,49 +199,83 @@ def svg(curves: dict[str, list[dict]], key: str, title: str) -> str:
     return "\n".join(parts) + "\n"
 
 
+def mean_curve(runs: list[list[dict]]) -> list[dict]:
+    """The point-wise mean of several runs' AUC and valid share (their label steps are the same:
+    one pool, one batch size)."""
+    steps = min(len(r) for r in runs)
+    curve = []
+    for i in range(steps):
+        points = [r[i] for r in runs]
+        shares = [p["valid_share"] for p in points if p["valid_share"] is not None]
+        curve.append({"labels": points[0]["labels"], "auc": sum(p["auc"] for p in points) / len(points),
+                      "valid_share": sum(shares) / len(shares) if shares else None,
+                      "auc_min": min(p["auc"] for p in points), "auc_max": max(p["auc"] for p in points)})
+    return curve
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--batch", type=int, default=50, help="labels between two refits")
     parser.add_argument("--eval-percent", type=int, default=30, help="share of problems never labelled, for measuring")
     parser.add_argument("--max-labels", type=int, default=10_000)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0],
+                        help="pool shuffles (0: file order); each seed replays both orders, the curves are averaged")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-seed", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child(args.child, args.child_out, args.batch, args.eval_percent, args.max_labels)
+        child(args.child, args.child_out, args.batch, args.eval_percent, args.max_labels, args.child_seed)
         return
     started = time.perf_counter()
-    curves: dict[str, list[dict]] = {}
+    runs: dict[str, list[list[dict]]] = {"uncertainty": [], "random": []}
     with tempfile.TemporaryDirectory() as tmp:
-        for order in ("uncertainty", "random"):
-            env = dict(os.environ, PARALAB_DATA_DIR=str(Path(tmp) / order), DJANGO_SETTINGS_MODULE="paralab.settings")
-            env.pop("DATABASE_URL", None)
-            out = Path(tmp) / f"{order}.json"
-            print(f"order {order}", flush=True)
-            subprocess.run([sys.executable, __file__, "--child", order, "--child-out", str(out), "--batch",
-                            str(args.batch), "--eval-percent", str(args.eval_percent), "--max-labels",
-                            str(args.max_labels)], env=env, check=True, cwd=REPO)
-            curves[order] = json.loads(out.read_text())
+        for seed in args.seeds:
+            for order in runs:
+                env = dict(os.environ, PARALAB_DATA_DIR=str(Path(tmp) / f"{order}-{seed}"),
+                           DJANGO_SETTINGS_MODULE="paralab.settings")
+                env.pop("DATABASE_URL", None)
+                out = Path(tmp) / f"{order}-{seed}.json"
+                print(f"order {order}, seed {seed}", flush=True)
+                subprocess.run([sys.executable, __file__, "--child", order, "--child-out", str(out), "--batch",
+                                str(args.batch), "--eval-percent", str(args.eval_percent), "--max-labels",
+                                str(args.max_labels), "--child-seed", str(seed)], env=env, check=True, cwd=REPO)
+                runs[order].append(json.loads(out.read_text()))
+    curves = {order: mean_curve(r) for order, r in runs.items()}
     final_random = curves["random"][-1]
     needed = labels_to_reach(curves["uncertainty"], final_random["auc"])
     share = needed / final_random["labels"] if needed is not None and final_random["labels"] else None
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    seeds = " ".join(str(s) for s in args.seeds)
     lines = [f"## Run of {stamp}", "",
-             f"Command: `python benchmarks/loop.py --batch {args.batch} --eval-percent {args.eval_percent}` "
-             f"({time.perf_counter() - started:.0f} s, {os.cpu_count()} cores, no GPU). Data: `paraqd/AQUA_test.csv` "
-             f"replayed (cross-fitted: the refitted judges learn from AQUA_test labels, so none of these numbers is the "
-             f"paper-comparable AQUA_test row); {args.eval_percent} % of its problems held out for measuring.", "",
-             "| order | labels | deciding judge | ROC AUC (held-out problems) | handed out | valid share | refit |",
-             "|---|---|---|---|---|---|---|"]
-    for order, points in curves.items():
-        for p in points:
-            refit = p["refit"] or {}
-            note = "" if not refit else ("promoted" if refit.get("promoted") else "kept") + f": {refit.get('reason', '')}"
-            share_txt = "–" if p["valid_share"] is None else f"{100 * p['valid_share']:.1f} %"
-            lines.append(f"| {order} | {p['labels']} | v{p['version']} | {p['auc']:.3f} | {p['handed_out']} | "
-                         f"{share_txt} | {note} |")
-    lines += ["", f"Random order's final AUC {final_random['auc']:.3f} after {final_random['labels']} labels; "
+             f"Command: `python benchmarks/loop.py --batch {args.batch} --eval-percent {args.eval_percent} "
+             f"--seeds {seeds}` ({time.perf_counter() - started:.0f} s, {os.cpu_count()} cores, no GPU). Data: "
+             f"`paraqd/AQUA_test.csv` replayed (cross-fitted: the refitted judges learn from AQUA_test labels, so none "
+             f"of these numbers is the paper-comparable AQUA_test row); {args.eval_percent} % of its problems held out "
+             f"for measuring. Each seed shuffles the pool once and replays both orders on it.", ""]
+    if len(args.seeds) > 1:
+        lines += [f"Mean over the {len(args.seeds)} seeds (min–max in brackets):", "",
+                  "| labels | uncertainty ROC AUC | random ROC AUC | uncertainty valid share | random valid share |",
+                  "|---|---|---|---|---|"]
+        for u, r in zip(curves["uncertainty"], curves["random"]):
+            share_u = "–" if u["valid_share"] is None else f"{100 * u['valid_share']:.1f} %"
+            share_r = "–" if r["valid_share"] is None else f"{100 * r['valid_share']:.1f} %"
+            lines.append(f"| {u['labels']} | {u['auc']:.3f} ({u['auc_min']:.3f}–{u['auc_max']:.3f}) | "
+                         f"{r['auc']:.3f} ({r['auc_min']:.3f}–{r['auc_max']:.3f}) | {share_u} | {share_r} |")
+        lines += ["", "Each run:", ""]
+    lines += ["| order | seed | labels | deciding judge | ROC AUC (held-out problems) | handed out | valid share | refit |",
+              "|---|---|---|---|---|---|---|---|"]
+    for order, order_runs in runs.items():
+        for seed, points in zip(args.seeds, order_runs):
+            for p in points:
+                refit = p["refit"] or {}
+                note = "" if not refit else ("promoted" if refit.get("promoted") else "kept") + f": {refit.get('reason', '')}"
+                share_txt = "–" if p["valid_share"] is None else f"{100 * p['valid_share']:.1f} %"
+                lines.append(f"| {order} | {seed} | {p['labels']} | v{p['version']} | {p['auc']:.3f} | {p['handed_out']} | "
+                             f"{share_txt} | {note} |")
+    what = "Random order's final AUC" if len(args.seeds) == 1 else "Random order's mean final AUC"
+    lines += ["", f"{what} {final_random['auc']:.3f} after {final_random['labels']} labels; "
               f"uncertainty-first reached it after "
               + (f"{needed} labels ({100 * share:.0f} % of random's)." if needed is not None else "— (never)."),
               "", f"![held-out AUC against labels]({args.out.with_suffix('.svg').name})", ""]
@@ -238,8 +286,10 @@ def main() -> None:
     body = previous[len(head):] if previous.startswith(head) else previous
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(head + report + ("\n" + body if body else ""))
-    args.out.with_suffix(".svg").write_text(svg(curves, "auc", "held-out ROC AUC of the deciding judge"))
-    args.out.with_suffix(".json").write_text(json.dumps(curves, indent=1))
+    args.out.with_suffix(".svg").write_text(svg(curves, "auc", "held-out ROC AUC of the deciding judge"
+                                                + (f" (mean of {len(args.seeds)} seeds)" if len(args.seeds) > 1 else "")))
+    args.out.with_suffix(".json").write_text(json.dumps({"curves": curves, "runs": runs, "seeds": args.seeds},
+                                                        indent=1))
 
 
 if __name__ == "__main__":

@@ -185,6 +185,11 @@ def main() -> None:  # noqa: C901 (one linear script)
                         help="allow line breaks in outputs of one-line problems (the paper preset forbids them)")
     parser.add_argument("--reuse", action="store_true",
                         help="evaluate the STEAD/PAP models an earlier run left in --work instead of training again")
+    parser.add_argument("--neural-only", action="store_true",
+                        help="evaluate STEAD and PAP only (no rule-based generators or baselines)")
+    parser.add_argument("--dump", default="",
+                        help="write every STEAD/PAP output on the evaluation sets to this JSONL (set, problem, "
+                             "generator, text, seconds per problem), e.g. for blind labelling")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--work", default=str(REPO / "var" / "bench-scanning"))
     parser.add_argument("--out", default=str(OUT))
@@ -338,22 +343,29 @@ def main() -> None:  # noqa: C901 (one linear script)
     # 4. evaluation
     gen_resources = GenerationResources(wordnet_dir=str(REPO / "var" / "nltk_data"),
                                         embedding_model=DEFAULT_SENTENCE_ENCODER)
-    runnable = [n for n in available_generators(gen_resources, include_baselines=True)
-                if GENERATORS[n].kind != "neural" and n != "instruct_llm"]
+    runnable = [] if args.neural_only else [n for n in available_generators(gen_resources, include_baselines=True)
+                                            if GENERATORS[n].kind != "neural" and n != "instruct_llm"]
+    dumped: list[dict] = []
     results: dict[str, dict] = {}
     for set_name, problems in eval_sets(args.aqua, args.svamp).items():
         log(f"{set_name}: {len(problems)} problems")
         table = {}
         t0 = time.time()
         outs = stead_generate(stead_model, problems, seed=args.seed, preset=preset, inference_noise=infer_noise)
+        stead_s = (time.time() - t0) / len(problems)
+        dumped += [{"set": set_name, "problem": problem, "generator": "stead", "text": o.text,
+                    "s_per_problem": stead_s} for problem, x in zip(problems, outs) for o in x]
         table["STEAD"] = {**summarise(problems, [[o.text for o in x] for x in outs], scorer),
-                          "s_per_problem": (time.time() - t0) / len(problems),
+                          "s_per_problem": stead_s,
                           "examples": [(problems[i], outs[i][0].text) for i in range(min(3, len(problems))) if outs[i]]}
         if pap is not None:
             t0 = time.time()
             outs = pap_generate(pap_model, problems, preset=preset)
+            pap_s = (time.time() - t0) / len(problems)
+            dumped += [{"set": set_name, "problem": problem, "generator": "pap", "text": o.text,
+                        "s_per_problem": pap_s} for problem, x in zip(problems, outs) for o in x]
             table["PAP"] = {**summarise(problems, [[o.text for o in x] for x in outs], scorer),
-                            "s_per_problem": (time.time() - t0) / len(problems),
+                            "s_per_problem": pap_s,
                             "examples": [(problems[i], outs[i][0].text) for i in range(min(3, len(problems)))
                                          if outs[i]]}
         for name in runnable:
@@ -366,6 +378,10 @@ def main() -> None:  # noqa: C901 (one linear script)
         results[set_name] = {"problems": len(problems), "generators": table}
         log(f"{set_name}: STEAD PQI {fmt(table['STEAD']['PQI'])}, PAP PQI {fmt(table.get('PAP', {}).get('PQI'))}")
 
+    if args.dump:
+        Path(args.dump).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.dump).write_text("".join(json.dumps(row) + "\n" for row in dumped), encoding="utf-8")
+        log(f"{len(dumped)} STEAD/PAP outputs written to {args.dump}")
     report = {
         "args": vars(args), "device": device, "hardware": hardware(), "base": base, "comparison": comparison,
         "noise": noise_info, "stead": stead.summary, "pap": pap.summary if pap else None,

@@ -181,13 +181,18 @@ def _cached_scorer(path: str, device: str, fingerprint: tuple[int, ...]) -> Para
     return ParaQDScorer(model=model, path=path, device=device, metadata=metadata)
 
 
+def encoder_fingerprint(path: str) -> tuple[str, tuple[int, ...]]:
+    """The encoder's resolved path and the state of its files: what a cache of anything the
+    encoder computed must key on (a model retrained in place changes it)."""
+    resolved = resolve_encoder_path(path)
+    return resolved, (_fingerprint(resolved) if os.path.isdir(resolved) else ())
+
+
 def get_scorer(path: str, device: str = "auto") -> ParaQDScorer:
     """The scorer for ``path`` (any :func:`resolve_encoder_path` value), loaded once per process
     and device, so a worker keeps it between tasks; reloaded if the files on disk change."""
-    resolved = resolve_encoder_path(path)
-    resolved_device = select_device(device)
-    fingerprint = _fingerprint(resolved) if os.path.isdir(resolved) else ()
-    return _cached_scorer(resolved, resolved_device, fingerprint)
+    resolved, fingerprint = encoder_fingerprint(path)
+    return _cached_scorer(resolved, select_device(device), fingerprint)
 
 
 def clear_scorer_cache() -> None:

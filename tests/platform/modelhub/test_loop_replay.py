@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.test import TestCase, override_settings
 
 from annotation.models import GoldLabel
-from benchmarks.loop import is_eval, labels_to_reach, replay, svg
+from benchmarks.loop import is_eval, labels_to_reach, mean_curve, replay, shuffled, svg
 from modelhub.models import ModelVersion
 
 
@@ -33,7 +33,7 @@ class LoopReplayTests(TestCase):
         evaluated = sum(is_eval(q, 30) for q, _, _ in pairs)
         self.assertGreater(evaluated, 0)
         # Every label became gold through the label service; no evaluation problem was labelled.
-        gold = GoldLabel.objects.filter(candidate__problem__dataset__name="replay-uncertainty")
+        gold = GoldLabel.objects.filter(candidate__problem__dataset__name="replay-uncertainty-0")
         self.assertEqual(gold.count(), 8)
         self.assertFalse(any(is_eval(g.candidate.problem.text, 30) for g in gold))
         for p in points:
@@ -51,3 +51,21 @@ class LoopReplayTests(TestCase):
         chart = svg({"uncertainty": curve, "random": curve}, "auc", "AUC")
         self.assertIn("<polyline", chart)
         self.assertEqual(chart.count("<polyline"), 2)
+
+    def test_several_seeds_average_point_by_point(self):
+        one = [{"labels": 0, "auc": 0.70, "valid_share": 0.5}, {"labels": 50, "auc": 0.80, "valid_share": None}]
+        two = [{"labels": 0, "auc": 0.74, "valid_share": 0.7}, {"labels": 50, "auc": 0.90, "valid_share": 0.9}]
+        curve = mean_curve([one, two])
+        self.assertEqual([p["labels"] for p in curve], [0, 50])
+        self.assertAlmostEqual(curve[0]["auc"], 0.72)
+        self.assertAlmostEqual(curve[1]["auc"], 0.85)
+        self.assertAlmostEqual(curve[0]["valid_share"], 0.6)
+        self.assertAlmostEqual(curve[1]["valid_share"], 0.9)  # a step without a handout does not count as 0
+        self.assertEqual((curve[1]["auc_min"], curve[1]["auc_max"]), (0.80, 0.90))
+
+    def test_a_seed_stores_the_pool_in_its_own_order(self):
+        pairs = tiny_pairs(12)
+        self.assertEqual(shuffled(pairs, 0), pairs)
+        self.assertEqual(shuffled(pairs, 3), shuffled(pairs, 3))
+        self.assertNotEqual(shuffled(pairs, 3), shuffled(pairs, 4))
+        self.assertEqual(sorted(shuffled(pairs, 3)), sorted(pairs))

@@ -8,9 +8,11 @@ test-split problem or a copy of one. The version is calibrated at once on the va
 """
 from __future__ import annotations
 
+import copy
 import importlib.util
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -93,14 +95,54 @@ def _word_embedder(encoder_path: str):
     return sentence_transformer_words(_encoder_scorer(encoder_path).model)
 
 
+#: Features of pairs already read, per process: a refit reads every gold pair again each beat and
+#: the loop re-scores the same pool, so a pair is read by the encoder, spaCy and the LM once.
+#: Keyed by everything the features depend on; bounded (oldest dropped first).
+FEATURE_CACHE_SIZE = 50_000
+_feature_cache: OrderedDict[tuple, Any] = OrderedDict()
+
+
 def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str],
                   fluency_lm: str | None = None, llm: str | None = None, english: bool = False) -> list:
     """``ml.judge`` features of the pairs with the encoder at ``encoder_path`` (cosine and tokens)
     and, with ``fluency_lm``, the fluency feature under that LM; with ``llm``, the LLM check's verdict;
-    with ``english``, the English checks (``ml.judge.english``; they read ``fluency_lm``)."""
+    with ``english``, the English checks (``ml.judge.english``; they read ``fluency_lm``). A pair
+    read before with the same settings comes from the process's cache (``FEATURE_CACHE_SIZE``)."""
 
     if not questions:
         return []
+    from ml.paraqd.model import encoder_fingerprint
+
+    setting = (encoder_fingerprint(encoder_path), fluency_lm, llm, bool(english), settings.PARALAB_SPACY_MODEL)
+    keys = [(*setting, q, p) for q, p in zip(questions, paraphrases)]
+    todo = list(dict.fromkeys(k for k in keys if k not in _feature_cache))
+    if todo:
+        scorer = _encoder_scorer(encoder_path)
+        todo_q, todo_p = [k[-2] for k in todo], [k[-1] for k in todo]
+        cosines = [float(c) for c in scorer.score(todo_q, todo_p)]
+        found = batch_features(todo_q, todo_p, cosines=cosines,
+                               token_embedder=sentence_transformer_tokens(scorer.model),
+                               spacy_model=settings.PARALAB_SPACY_MODEL,
+                               fluency_scorer=_fluency_scorer(fluency_lm, settings.PARALAB_DEVICE) if fluency_lm else None,
+                               llm_check=_llm_check(llm, settings.PARALAB_DEVICE) if llm else None,
+                               word_embedder=_word_embedder(encoder_path) if english else None, english=english)
+        _feature_cache.update(zip(todo, found))
+        while len(_feature_cache) > FEATURE_CACHE_SIZE:
+            _feature_cache.popitem(last=False)
+    result = []
+    for key in keys:
+        features = _feature_cache.get(key)
+        if features is None:  # dropped by the bound within this call: read it again
+            return pair_features_uncached(encoder_path=encoder_path, questions=questions, paraphrases=paraphrases,
+                                          fluency_lm=fluency_lm, llm=llm, english=english)
+        _feature_cache.move_to_end(key)
+        result.append(copy.deepcopy(features))
+    return result
+
+
+def pair_features_uncached(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str],
+                           fluency_lm: str | None = None, llm: str | None = None, english: bool = False) -> list:
+    """:func:`pair_features` without the cache."""
     scorer = _encoder_scorer(encoder_path)
     cosines = [float(c) for c in scorer.score(list(questions), list(paraphrases))]
     return batch_features(list(questions), list(paraphrases), cosines=cosines,
