@@ -12,7 +12,7 @@ batch (``benchmarks/blind.py``: shuffled, generator hidden, AQUA_test pairs with
 mixed in). ``read`` reads the passes (valid only when every pass says so; useful only when every
 pass says useful), stores the verdicts in the hashed label store, and writes per generator: the
 valid and valid-and-useful shares with a 95 % Wilson interval, how many outputs passed the
-platform's number/name guard (``require_same_problem``) and the valid share among those, PQI and N
+platform's number/unit guard (``require_quantities``, as ``ml.generation.neural`` applies it) and the valid share among those, PQI and N
 from the scanning report, and seconds per variant (``docs/results/neural-labels.md``).
 """
 from __future__ import annotations
@@ -72,13 +72,15 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def guard_passes(problem: str, text: str) -> bool:
-    """Whether the platform's guard (numbers, units and names kept) lets the output through."""
-    from ml.generation.base import NotApplicable, require_same_problem
+def guard_passes(problem: str, text: str, generator: str = "stead") -> bool:
+    """Whether the guard the platform's STEAD and PAP generators apply before handing an output out
+    (``ml.generation.neural``: numbers and units kept) lets it through."""
+    from ml.generation.base import require_quantities
+    from ml.operators.base import OperatorNotApplicable
 
     try:
-        require_same_problem(problem, text)
-    except NotApplicable:
+        require_quantities(problem, text, generator=generator)
+    except OperatorNotApplicable:
         return False
     return True
 
@@ -122,7 +124,7 @@ def main() -> None:
                             f"{train.get('steps', '?')} optimizer steps, {summary.get('seconds', '?')} s of training.")
     if training:
         lines += ["Training (from the scanning report):", *training, ""]
-    lines += ["| generator | labelled | valid | 95 % interval | valid & useful | pass the number/name guard | "
+    lines += ["| generator | labelled | valid | 95 % interval | valid & useful | pass the number/unit guard | "
               "valid among those | copies of the problem (not labelled) | PQI (AQuA test) | N | s per variant |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
     for gen in sorted({r["generator"] for r in rows}):
@@ -130,7 +132,7 @@ def main() -> None:
         verdicts = [labels[(r["problem"].strip(), r["text"].strip())] for r in mine]
         valid = sum(v for v, _ in verdicts)
         useful = sum(u for _, u in verdicts)
-        guarded = [v for r, (v, _) in zip(mine, verdicts) if guard_passes(r["problem"], r["text"])]
+        guarded = [v for r, (v, _) in zip(mine, verdicts) if guard_passes(r["problem"], r["text"], gen)]
         lo, hi = wilson(valid, len(verdicts))
         table = report.get("results", {}).get("AQuA test", {}).get("generators", {}).get(gen.upper(), {})
         # seconds per variant: each evaluation set's generation time over the outputs it gave
