@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from unittest import mock
 
 from django.test import SimpleTestCase
 
@@ -34,6 +35,17 @@ class FeatureCacheTests(SimpleTestCase):
         again[0].values["fluency"] = 99.0  # a caller's change stays with the caller
         self.assertNotEqual(service.pair_features(encoder_path=encoder, questions=[PROBLEM], paraphrases=[REWRITE],
                                                   fluency_lm="smollm2", english=True)[0].values["fluency"], 99.0)
+
+    def test_the_cache_stays_within_its_bound_and_still_answers_a_larger_call(self):
+        encoder = base_encoder_path()
+        rewrites = [f"The shop sells 12 pens; each costs 3 dollars. How much money does it get? ({i})" for i in range(5)]
+        with mock.patch.object(service, "FEATURE_CACHE_SIZE", 3):
+            service._feature_cache.clear()
+            features = service.pair_features(encoder_path=encoder, questions=[PROBLEM] * 5, paraphrases=rewrites)
+            self.assertEqual(len(service._feature_cache), 3)
+        self.assertEqual(len(features), 5)
+        fresh = service.pair_features_uncached(encoder_path=encoder, questions=[PROBLEM] * 5, paraphrases=rewrites)
+        self.assertEqual([f.values["cosine"] for f in features], [f.values["cosine"] for f in fresh])
 
     def test_other_settings_are_read_anew(self):
         encoder = base_encoder_path()

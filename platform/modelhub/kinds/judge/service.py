@@ -98,7 +98,7 @@ def _word_embedder(encoder_path: str):
 #: Features of pairs already read, per process: a refit reads every gold pair again each beat and
 #: the loop re-scores the same pool, so a pair is read by the encoder, spaCy and the LM once.
 #: Keyed by everything the features depend on; bounded (oldest dropped first).
-FEATURE_CACHE_SIZE = 50_000
+FEATURE_CACHE_SIZE = 20_000
 _feature_cache: OrderedDict[tuple, Any] = OrderedDict()
 
 
@@ -115,29 +115,19 @@ def pair_features(*, encoder_path: str, questions: Sequence[str], paraphrases: S
 
     setting = (encoder_fingerprint(encoder_path), fluency_lm, llm, bool(english), settings.PARALAB_SPACY_MODEL)
     keys = [(*setting, q, p) for q, p in zip(questions, paraphrases)]
-    todo = list(dict.fromkeys(k for k in keys if k not in _feature_cache))
+    known = {key: _feature_cache[key] for key in keys if key in _feature_cache}
+    for key in known:
+        _feature_cache.move_to_end(key)
+    todo = [key for key in dict.fromkeys(keys) if key not in known]
     if todo:
-        scorer = _encoder_scorer(encoder_path)
-        todo_q, todo_p = [k[-2] for k in todo], [k[-1] for k in todo]
-        cosines = [float(c) for c in scorer.score(todo_q, todo_p)]
-        found = batch_features(todo_q, todo_p, cosines=cosines,
-                               token_embedder=sentence_transformer_tokens(scorer.model),
-                               spacy_model=settings.PARALAB_SPACY_MODEL,
-                               fluency_scorer=_fluency_scorer(fluency_lm, settings.PARALAB_DEVICE) if fluency_lm else None,
-                               llm_check=_llm_check(llm, settings.PARALAB_DEVICE) if llm else None,
-                               word_embedder=_word_embedder(encoder_path) if english else None, english=english)
+        found = pair_features_uncached(encoder_path=encoder_path, questions=[k[-2] for k in todo],
+                                       paraphrases=[k[-1] for k in todo], fluency_lm=fluency_lm, llm=llm,
+                                       english=english)
+        known.update(zip(todo, found))
         _feature_cache.update(zip(todo, found))
         while len(_feature_cache) > FEATURE_CACHE_SIZE:
             _feature_cache.popitem(last=False)
-    result = []
-    for key in keys:
-        features = _feature_cache.get(key)
-        if features is None:  # dropped by the bound within this call: read it again
-            return pair_features_uncached(encoder_path=encoder_path, questions=questions, paraphrases=paraphrases,
-                                          fluency_lm=fluency_lm, llm=llm, english=english)
-        _feature_cache.move_to_end(key)
-        result.append(copy.deepcopy(features))
-    return result
+    return [copy.deepcopy(known[key]) for key in keys]
 
 
 def pair_features_uncached(*, encoder_path: str, questions: Sequence[str], paraphrases: Sequence[str],
