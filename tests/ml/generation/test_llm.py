@@ -88,6 +88,35 @@ def test_a_rewrite_that_keeps_the_problem_is_a_candidate(fake):
     assert candidates[0].generator == "instruct_llm" and candidates[0].meta["constrained"] is True
 
 
+PROBLEM = ("A shop sells 12 pens at 3 dollars each and 4 notebooks at 5 dollars each. "
+           "How much money does the shop get?")
+
+
+@pytest.mark.parametrize("reply, reason", [
+    ("A shop sells 12 pens at 3 dollars each and 4 notebooks at 5 dollars each. How much do the pens bring in? "
+     "How much money does the shop get?", "asks 2 questions"),
+    ("A shop sells 12 pens at 3 dollars each and 4 notebooks at 5 dollars each. How much money does the shop get? "
+     "Note: add both totals.", "comment"),
+    ("Something sells 12 things at 3 dollars each and 4 more at 5 dollars each. What is the total?", "drops"),
+])
+def test_a_rewrite_that_asks_more_comments_or_drops_facts_is_refused(fake, reply, reason):
+    _, resources = fake(reply)
+    with pytest.raises(NotApplicable) as info:
+        InstructLLMGenerator(config=InstructLLMConfig(samples=1)).generate(PROBLEM, random.Random(0), resources)
+    assert reason in str(info.value)
+    assert llm.content_refusal(PROBLEM, reply) is not None
+    # Without the content check, the same reply passes (it keeps every number).
+    kept = InstructLLMGenerator(config=InstructLLMConfig(samples=1, check_content=False)).generate(
+        PROBLEM, random.Random(0), resources)
+    assert [c.text for c in kept] == [reply]
+
+
+def test_a_free_rewording_keeps_the_content():
+    reply = ("How much money does a shop make when it sells 12 pens for 3 dollars apiece and 4 notebooks for "
+             "5 dollars apiece?")
+    assert llm.content_refusal(PROBLEM, reply) is None
+
+
 def test_without_a_model_it_is_skipped_with_its_reason(tmp_path):
     generator = InstructLLMGenerator()
     reason = generator.unavailable_reason(GenerationResources())
