@@ -85,6 +85,13 @@ def guard_passes(problem: str, text: str, generator: str = "stead") -> bool:
     return True
 
 
+def content_kept(problem: str, text: str) -> bool:
+    """Whether the instruct LLM's content check (``ml.generation.llm.content_refusal``) keeps it."""
+    from ml.generation.llm import content_refusal
+
+    return content_refusal(problem, text) is None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("step", choices=("make", "read"))
@@ -108,9 +115,10 @@ def main() -> None:
     lines = [f"## Run of {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}", "",
              f"Command: `python benchmarks/neural_labels.py read --dump {args.dump} --batch {args.batch}"
              + (f" --report {args.report}" if args.report else "") + "`, after "
-             f"`scanning.py --neural-only --dump` ({report.get('args', {}).get('preset', '?')} preset, "
-             f"{report.get('device', '?')}).", "",
-             "Data: STEAD's and PAP's outputs on the first AQuA test questions and SVAMP problems (never trained on), "
+             + (f"`scanning.py --neural-only --dump` ({report.get('args', {}).get('preset', '?')} preset, "
+                f"{report.get('device', '?')})." if report else "`llm_dump.py` (2 cores, no GPU)."), "",
+             f"Data: the outputs of {', '.join(sorted({r['generator'] for r in rows}))} on "
+             f"{', '.join(sorted({r['set'] for r in rows}))} problems (none trained on), "
              f"up to {args.per_generator} distinct outputs per generator sampled (seed {args.seed}), labelled blind "
              f"with the generator hidden, {len(passes)} independent passes following `labels/GUIDELINES.md`; an "
              "output is valid only when every pass says so.", "", *agreement]
@@ -125,14 +133,18 @@ def main() -> None:
     if training:
         lines += ["Training (from the scanning report):", *training, ""]
     lines += ["| generator | labelled | valid | 95 % interval | valid & useful | pass the number/unit guard | "
-              "valid among those | copies of the problem (not labelled) | PQI (AQuA test) | N | s per variant |",
-              "|---|---|---|---|---|---|---|---|---|---|---|"]
+              "valid among those | kept by the LLM content check | valid among kept | valid among refused | "
+              "copies of the problem (not labelled) | PQI (AQuA test) | N | s per variant |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for gen in sorted({r["generator"] for r in rows}):
         mine = [r for r in picked if r["generator"] == gen and (r["problem"].strip(), r["text"].strip()) in labels]
         verdicts = [labels[(r["problem"].strip(), r["text"].strip())] for r in mine]
         valid = sum(v for v, _ in verdicts)
         useful = sum(u for _, u in verdicts)
         guarded = [v for r, (v, _) in zip(mine, verdicts) if guard_passes(r["problem"], r["text"], gen)]
+        checked = [(content_kept(r["problem"], r["text"]), v) for r, (v, _) in zip(mine, verdicts)]
+        kept = [v for ok, v in checked if ok]
+        dropped = [v for ok, v in checked if not ok]
         lo, hi = wilson(valid, len(verdicts))
         table = report.get("results", {}).get("AQuA test", {}).get("generators", {}).get(gen.upper(), {})
         # seconds per variant: each evaluation set's generation time over the outputs it gave
@@ -151,12 +163,13 @@ def main() -> None:
         n_score = table.get("N")
         lines.append(f"| {gen} | {len(verdicts)} | {pct(valid, len(verdicts))} | {100 * lo:.0f}–{100 * hi:.0f} % | "
                      f"{pct(useful, len(verdicts))} | {pct(len(guarded), len(verdicts))} | "
-                     f"{pct(sum(guarded), len(guarded))} | {copies.get(gen, 0)} | "
+                     f"{pct(sum(guarded), len(guarded))} | {pct(len(kept), len(verdicts))} | "
+                     f"{pct(sum(kept), len(kept))} | {pct(sum(dropped), len(dropped))} | {copies.get(gen, 0)} | "
                      f"{'–' if pqi is None else f'{pqi:.3f}'} | {'–' if n_score is None else f'{n_score:.3f}'} | "
                      f"{'–' if per_variant is None else f'{per_variant:.2f}'} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    head = "# STEAD and PAP, labelled blind\n\n"
+    head = "# Neural generators' outputs, labelled blind\n\n"
     previous = args.out.read_text() if args.out.is_file() else ""
     body = previous[len(head):] if previous.startswith(head) else previous
     args.out.write_text(head + text + ("\n" + body if body else ""))
