@@ -33,6 +33,7 @@ def main() -> None:
     parser.add_argument("--problems", type=int, default=20)
     parser.add_argument("--samples", type=int, default=3)
     parser.add_argument("--llm", type=Path, required=True, help="the GGUF file (make llm)")
+    parser.add_argument("--threads", type=int, default=0, help="llama.cpp's CPU threads (0: every core)")
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
@@ -45,7 +46,8 @@ def main() -> None:
     problems = list(dict.fromkeys(json.loads(line)["question"] for line in lines if line.strip()))
     problems = problems[args.offset:args.offset + args.problems]
     resources = GenerationResources(llm_dir=str(args.llm.parent), llm_file=args.llm.name)
-    generator = InstructLLMGenerator(config=InstructLLMConfig(samples=args.samples, check_content=False))
+    generator = InstructLLMGenerator(config=InstructLLMConfig(samples=args.samples, check_content=False,
+                                                                   threads=args.threads))
     rng = random.Random(args.seed)
     rows, refused = [], 0
     for problem in problems:

@@ -425,6 +425,10 @@ def write_report(report: dict, out: Path) -> None:
         cmd += " --multi-line"
     if args.get("reuse"):
         cmd += " --reuse"
+    if args.get("neural_only"):
+        cmd += " --neural-only"
+    if args.get("dump"):
+        cmd += f" --dump {args['dump']}"
     lines = [
         f"## Run of {now}", "",
         f"Command: `{cmd}`", "",
