@@ -92,6 +92,28 @@ def content_kept(problem: str, text: str) -> bool:
     return content_refusal(problem, text) is None
 
 
+def shipped_judge_probabilities(pairs: list[tuple[str, str]]) -> tuple[list[float], float]:
+    """The shipped judge's calibrated probability of each (problem, output) pair and its handout
+    floor: what would let the output through on a fresh installation (``ml`` only, no Django)."""
+    import nltk
+
+    from ml.judge import NumeracyJudge, batch_features, sentence_transformer_tokens, sentence_transformer_words
+    from ml.noise.fluency import CausalLMFluency
+    from ml.paraqd.model import get_scorer, resolve_encoder_path
+
+    nltk.data.path.insert(0, str(REPO / "var" / "nltk_data"))
+    shipped = REPO / "platform" / "modelhub" / "kinds" / "judge" / "shipped"
+    card = json.loads((shipped / "card.json").read_text())
+    judge = NumeracyJudge.load(shipped)
+    scorer = get_scorer(resolve_encoder_path(card["encoder"]), "cpu")
+    q, c = [p[0] for p in pairs], [p[1] for p in pairs]
+    features = batch_features(q, c, cosines=[float(v) for v in scorer.score(q, c)],
+                              token_embedder=sentence_transformer_tokens(scorer.model),
+                              fluency_scorer=CausalLMFluency(None, "cpu", batch_size=16),
+                              word_embedder=sentence_transformer_words(scorer.model), english=True)
+    return judge.probability(features), float(card["handout_floor"])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("step", choices=("make", "read"))
@@ -100,6 +122,8 @@ def main() -> None:
     parser.add_argument("--per-generator", type=int, default=110)
     parser.add_argument("--seed", type=int, default=3407)
     parser.add_argument("--report", type=Path, help="scanning.py's report.json (PQI, N, training)")
+    parser.add_argument("--judge", action="store_true",
+                        help="also score the labelled outputs with the shipped judge (about a minute per 100)")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args()
     rows = outputs(args.dump)
@@ -127,15 +151,24 @@ def main() -> None:
         summary = report.get(name) or {}
         if summary:
             train = summary.get("training", {})
-            training.append(f"- {name.upper()}: {summary.get('architecture', '?')}, "
-                            f"{train.get('problems', train.get('pairs', '?'))} training items, "
-                            f"{train.get('steps', '?')} optimizer steps, {summary.get('seconds', '?')} s of training.")
+            training.append(f"- {name.upper()}: {summary.get('architecture', '?')}, {train.get('examples_seen', '?')} "
+                            f"training examples seen in {train.get('steps', '?')} optimizer steps "
+                            f"({train.get('epochs_completed', '?')} full epochs), {summary.get('seconds', '?')} s "
+                            f"({train.get('stop_reason') or 'finished'}).")
     if training:
         lines += ["Training (from the scanning report):", *training, ""]
+    judged = {}
+    if args.judge:
+        pairs = [(r["problem"].strip(), r["text"].strip()) for r in picked
+                 if (r["problem"].strip(), r["text"].strip()) in labels]
+        probabilities, floor = shipped_judge_probabilities(pairs)
+        judged = {pair: p for pair, p in zip(pairs, probabilities)}
+        lines += [f"The shipped judge's handout floor: {floor:.3f} (calibrated probability of validity).", ""]
     lines += ["| generator | labelled | valid | 95 % interval | valid & useful | pass the number/unit guard | "
               "valid among those | kept by the LLM content check | valid among kept | valid among refused | "
-              "copies of the problem (not labelled) | PQI (AQuA test) | N | s per variant |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "copies of the problem (not labelled) | PQI (AQuA test) | N | s per variant | shipped judge: ROC AUC | "
+              "passed by its floor | valid among passed |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for gen in sorted({r["generator"] for r in rows}):
         mine = [r for r in picked if r["generator"] == gen and (r["problem"].strip(), r["text"].strip()) in labels]
         verdicts = [labels[(r["problem"].strip(), r["text"].strip())] for r in mine]
@@ -156,6 +189,17 @@ def main() -> None:
         count = sum(len(rs) for rs in per_set.values())
         per_variant = seconds / count if count else None
 
+        def judge_cells(mine, verdicts):
+            if not judged:
+                return "– | – | –"
+            from ml.metrics.classification import roc_auc
+
+            probs = [judged[(r["problem"].strip(), r["text"].strip())] for r in mine]
+            ys = [int(v) for v, _ in verdicts]
+            auc = f"{roc_auc(probs, ys):.2f}" if 0 < sum(ys) < len(ys) else "–"
+            passed = [y for p, y in zip(probs, ys) if p > floor]
+            return f"{auc} | {pct(len(passed), len(ys))} | {pct(sum(passed), len(passed))}"
+
         def pct(k, n):
             return f"{100 * k / n:.0f} % ({k} of {n})" if n else "–"
 
@@ -166,7 +210,7 @@ def main() -> None:
                      f"{pct(sum(guarded), len(guarded))} | {pct(len(kept), len(verdicts))} | "
                      f"{pct(sum(kept), len(kept))} | {pct(sum(dropped), len(dropped))} | {copies.get(gen, 0)} | "
                      f"{'–' if pqi is None else f'{pqi:.3f}'} | {'–' if n_score is None else f'{n_score:.3f}'} | "
-                     f"{'–' if per_variant is None else f'{per_variant:.2f}'} |")
+                     f"{'–' if per_variant is None else f'{per_variant:.2f}'} | {judge_cells(mine, verdicts)} |")
     text = "\n".join(lines) + "\n"
     print(text)
     head = "# Neural generators' outputs, labelled blind\n\n"

@@ -17,6 +17,7 @@ register the same way (see :mod:`ml.generation.registry`).
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Protocol, runtime_checkable
@@ -41,6 +42,8 @@ __all__ = [
     "combine_prompts",
     "one_rewrite",
     "require_quantities",
+    "content_refusal",
+    "MAX_NOUNS_DROPPED",
     "require_same_problem",
 ]
 
@@ -163,6 +166,50 @@ def require_quantities(original: str, output: str, *, generator: str) -> None:
 def require_same_problem(original: str, output: str, *, generator: str, spacy_model: str) -> None:
     """Raise :class:`NotApplicable` when ``output`` lost a number, unit or named entity."""
     require_preserved(original, output, operator=generator, spacy_model=spacy_model)
+
+
+_COMMENT = re.compile(r"\b(?:note|solution|answer|hint|explanation)\s*:|\(note\b|\bstep\s+1\b", re.IGNORECASE)
+#: Nouns the problem states that the rewrite may leave out before it is refused: at most this
+#: share of them, and never two or more with that share exceeded (an LLM rewrite that merges or
+#: drops facts loses their nouns; one that rewords keeps most of them).
+MAX_NOUNS_DROPPED = 0.25
+
+
+def content_refusal(original: str, rewrite: str, *, spacy_model: str | None = None) -> str | None:
+    """Why ``rewrite`` is not the same problem in content, or None: what the neural generators
+    (the instruct LLM, STEAD, PAP) get wrong beside numbers, by their blind labels (sub-questions
+    added, facts merged or dropped, comments):
+    - more question sentences than the problem has (at least one allowed);
+    - more than one sentence added;
+    - a comment ("Note:", "Solution:", "Step 1");
+    - the problem's nouns dropped: more than :data:`MAX_NOUNS_DROPPED` of its distinct content
+      nouns (by lemma) missing from the rewrite, two or more of them.
+
+    >>> content_refusal("Tom has 3 apples and buys 2 pears. How many fruits does he have?",
+    ...                 "Tom, who has 3 apples, buys 2 pears. How many fruits does he have now?") is None
+    True
+    >>> content_refusal("Tom has 3 apples and buys 2 pears. How many fruits does he have?",
+    ...                 "Tom has 3 apples and buys 2 pears. How many apples does he have? How many pears?")
+    'it asks 2 questions where the problem asks 1'
+    """
+    from ..text.nlp import DEFAULT_SPACY_MODEL, parse
+
+    model = spacy_model or DEFAULT_SPACY_MODEL
+    source, output = parse(original, model), parse(rewrite, model)
+    asked = sum(1 for s in source.sents if s.text.strip().endswith("?"))
+    asks = rewrite.count("?")
+    if asks > max(asked, 1):
+        return f"it asks {asks} questions where the problem asks {max(asked, 1)}"
+    if len(list(output.sents)) > len(list(source.sents)) + 1:
+        return "it adds sentences the problem does not have"
+    if _COMMENT.search(rewrite) and not _COMMENT.search(original):
+        return "it adds a comment"
+    nouns = {t.lemma_.lower() for t in source if t.pos_ == "NOUN" and t.is_alpha and not t.is_stop and len(t) > 2}
+    kept = {t.lemma_.lower() for t in output} | {t.lower_ for t in output}
+    missing = sorted(n for n in nouns if n not in kept)
+    if nouns and len(missing) >= 2 and len(missing) / len(nouns) > MAX_NOUNS_DROPPED:
+        return f"it drops what the problem says of {', '.join(missing[:4])}"
+    return None
 
 
 def candidates_or_refuse(

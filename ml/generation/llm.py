@@ -29,7 +29,9 @@ from .base import (
     GenerationResources,
     GeneratorUnavailable,
     NotApplicable,
+    MAX_NOUNS_DROPPED,
     candidates_or_refuse,
+    content_refusal,
     require_same_problem,
 )
 
@@ -172,49 +174,6 @@ def _number_processor(text: str, tokenizer: _Tokenizer, end_ids: list[int]) -> A
         return processor(ids, logits)[0].numpy()
 
     return process
-
-
-_COMMENT = re.compile(r"\b(?:note|solution|answer|hint|explanation)\s*:|\(note\b|\bstep\s+1\b", re.IGNORECASE)
-#: Nouns the problem states that the rewrite may leave out before it is refused: at most this
-#: share of them, and never two or more with that share exceeded (an LLM rewrite that merges or
-#: drops facts loses their nouns; one that rewords keeps most of them).
-MAX_NOUNS_DROPPED = 0.25
-
-
-def content_refusal(original: str, rewrite: str, *, spacy_model: str | None = None) -> str | None:
-    """Why ``rewrite`` is not the same problem in content, or None. What the instruct LLM gets
-    wrong beside numbers (blind labels: sub-questions added, facts merged or dropped, comments):
-    - more question sentences than the problem has (at least one allowed);
-    - more than one sentence added;
-    - a comment ("Note:", "Solution:", "Step 1");
-    - the problem's nouns dropped: more than :data:`MAX_NOUNS_DROPPED` of its distinct content
-      nouns (by lemma) missing from the rewrite, two or more of them.
-
-    >>> content_refusal("Tom has 3 apples and buys 2 pears. How many fruits does he have?",
-    ...                 "Tom, who has 3 apples, buys 2 pears. How many fruits does he have now?") is None
-    True
-    >>> content_refusal("Tom has 3 apples and buys 2 pears. How many fruits does he have?",
-    ...                 "Tom has 3 apples and buys 2 pears. How many apples does he have? How many pears?")
-    'it asks 2 questions where the problem asks 1'
-    """
-    from ..text.nlp import DEFAULT_SPACY_MODEL, parse
-
-    model = spacy_model or DEFAULT_SPACY_MODEL
-    source, output = parse(original, model), parse(rewrite, model)
-    asked = sum(1 for s in source.sents if s.text.strip().endswith("?"))
-    asks = rewrite.count("?")
-    if asks > max(asked, 1):
-        return f"it asks {asks} questions where the problem asks {max(asked, 1)}"
-    if len(list(output.sents)) > len(list(source.sents)) + 1:
-        return "it adds sentences the problem does not have"
-    if _COMMENT.search(rewrite) and not _COMMENT.search(original):
-        return "it adds a comment"
-    nouns = {t.lemma_.lower() for t in source if t.pos_ == "NOUN" and t.is_alpha and not t.is_stop and len(t) > 2}
-    kept = {t.lemma_.lower() for t in output} | {t.lower_ for t in output}
-    missing = sorted(n for n in nouns if n not in kept)
-    if nouns and len(missing) >= 2 and len(missing) / len(nouns) > MAX_NOUNS_DROPPED:
-        return f"it drops what the problem says of {', '.join(missing[:4])}"
-    return None
 
 
 @dataclass(frozen=True)
