@@ -11,9 +11,11 @@ copies its problem word for word is left out and counted: it is no variant), and
 batch (``benchmarks/blind.py``: shuffled, generator hidden, AQUA_test pairs with people's labels
 mixed in). ``read`` reads the passes (valid only when every pass says so; useful only when every
 pass says useful), stores the verdicts in the hashed label store, and writes per generator: the
-valid and valid-and-useful shares with a 95 % Wilson interval, how many outputs passed the
-platform's number/unit guard (``require_quantities``, as ``ml.generation.neural`` applies it) and the valid share among those, PQI and N
-from the scanning report, and seconds per variant (``docs/results/neural-labels.md``).
+valid and valid-and-useful shares with a 95 % Wilson interval; how many outputs pass the number/unit
+guard (``require_quantities``), the content check (``content_refusal``) and both (what the
+platform's generator now returns), with the valid share among each; PQI and N from the scanning
+report; seconds per variant; with ``--judge``, the shipped judge's ranking and what its handout floor
+lets through (``docs/results/neural-labels.md``).
 """
 from __future__ import annotations
 
@@ -86,8 +88,8 @@ def guard_passes(problem: str, text: str, generator: str = "stead") -> bool:
 
 
 def content_kept(problem: str, text: str) -> bool:
-    """Whether the instruct LLM's content check (``ml.generation.llm.content_refusal``) keeps it."""
-    from ml.generation.llm import content_refusal
+    """Whether the neural generators' content check (``ml.generation.base.content_refusal``) keeps it."""
+    from ml.generation.base import content_refusal
 
     return content_refusal(problem, text) is None
 
@@ -138,7 +140,9 @@ def main() -> None:
     report = json.loads(args.report.read_text()) if args.report and args.report.is_file() else {}
     lines = [f"## Run of {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}", "",
              f"Command: `python benchmarks/neural_labels.py read --dump {args.dump} --batch {args.batch}"
-             + (f" --report {args.report}" if args.report else "") + "`, after "
+             + (f" --report {args.report}" if args.report else "") + (" --judge" if args.judge else "")
+             + (f" --out {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}"
+                if args.out != OUT else "") + "`, after "
              + (f"`scanning.py --neural-only --dump` ({report.get('args', {}).get('preset', '?')} preset, "
                 f"{report.get('device', '?')})." if report else "`llm_dump.py` (2 cores, no GPU)."), "",
              f"Data: the outputs of {', '.join(sorted({r['generator'] for r in rows}))} on "
@@ -165,10 +169,11 @@ def main() -> None:
         judged = {pair: p for pair, p in zip(pairs, probabilities)}
         lines += [f"The shipped judge's handout floor: {floor:.3f} (calibrated probability of validity).", ""]
     lines += ["| generator | labelled | valid | 95 % interval | valid & useful | pass the number/unit guard | "
-              "valid among those | kept by the LLM content check | valid among kept | valid among refused | "
+              "valid among those | kept by the content check | valid among kept | valid among refused | "
+              "kept by both (what the generator returns) | valid among those | "
               "copies of the problem (not labelled) | PQI (AQuA test) | N | s per variant | shipped judge: ROC AUC | "
               "passed by its floor | valid among passed |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for gen in sorted({r["generator"] for r in rows}):
         mine = [r for r in picked if r["generator"] == gen and (r["problem"].strip(), r["text"].strip()) in labels]
         verdicts = [labels[(r["problem"].strip(), r["text"].strip())] for r in mine]
@@ -177,6 +182,7 @@ def main() -> None:
         guarded = [v for r, (v, _) in zip(mine, verdicts) if guard_passes(r["problem"], r["text"], gen)]
         checked = [(content_kept(r["problem"], r["text"]), v) for r, (v, _) in zip(mine, verdicts)]
         kept = [v for ok, v in checked if ok]
+        both = [v for r, (ok, v) in zip(mine, checked) if ok and guard_passes(r["problem"], r["text"], gen)]
         dropped = [v for ok, v in checked if not ok]
         lo, hi = wilson(valid, len(verdicts))
         table = report.get("results", {}).get("AQuA test", {}).get("generators", {}).get(gen.upper(), {})
@@ -208,7 +214,8 @@ def main() -> None:
         lines.append(f"| {gen} | {len(verdicts)} | {pct(valid, len(verdicts))} | {100 * lo:.0f}–{100 * hi:.0f} % | "
                      f"{pct(useful, len(verdicts))} | {pct(len(guarded), len(verdicts))} | "
                      f"{pct(sum(guarded), len(guarded))} | {pct(len(kept), len(verdicts))} | "
-                     f"{pct(sum(kept), len(kept))} | {pct(sum(dropped), len(dropped))} | {copies.get(gen, 0)} | "
+                     f"{pct(sum(kept), len(kept))} | {pct(sum(dropped), len(dropped))} | "
+                     f"{pct(len(both), len(verdicts))} | {pct(sum(both), len(both))} | {copies.get(gen, 0)} | "
                      f"{'–' if pqi is None else f'{pqi:.3f}'} | {'–' if n_score is None else f'{n_score:.3f}'} | "
                      f"{'–' if per_variant is None else f'{per_variant:.2f}'} | {judge_cells(mine, verdicts)} |")
     text = "\n".join(lines) + "\n"
