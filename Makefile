@@ -40,8 +40,11 @@ wordnet:
 
 # Optional: the instruct-LLM generator (llama-cpp-python compiles llama.cpp, ~10 min on 2 cores; the
 # GGUF model is the one llm-judge assembles). Never in CI.
+# A native (-march=native) build of llama.cpp crashed in ggml on this project's machines; portable
+# AVX2 flags run. Override with LLM_CMAKE_ARGS=... for another CPU.
+LLM_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 llm: install
-	$(PIP) install -q ".[llm]"
+	CMAKE_ARGS="$(LLM_CMAKE_ARGS)" $(PIP) install -q ".[llm]"
 	bash scripts/llm_judge.sh
 	@echo "llm: set PARALAB_LLM_DIR=$(CURDIR)/var/models PARALAB_LLM_FILE=qwen2.5-coder-1.5b-instruct.gguf"
 
