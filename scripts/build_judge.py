@@ -207,8 +207,10 @@ def model_card(meta: dict, *, n_labels: int, n_ops: int) -> str:
         *[f"| {k} | {v['all']:.3f} | {v['without_eda']:.3f} |" for k, v in meta["check_aucs"].items()], "",
         "## Limits",
         "- Fitted on AQuA dev problems and the platform's rule-based rewrites: rewrites of other kinds (neural, "
-        "LLM) and other problem styles are outside what it was fitted on; the loop (`refit_judge`, "
-        "`benchmarks/loop.py`) adapts it from annotators' gold labels.",
+        "LLM) and other problem styles are outside what it was fitted on (blind-labelled, it ranks the instruct "
+        "LLM's rewrites at ROC AUC 0.46 and STEAD's and PAP's at 0.79 and 0.72: `docs/results/llm-labels.md`, "
+        "`docs/results/neural-labels.md`); the loop (`refit_judge`, `benchmarks/loop.py`) adapts it from "
+        "annotators' gold labels.",
         "- The labels are one blind pass by a language model following the guidelines (82 % agreement with people "
         "on AQUA_test pairs mixed in); people may be stricter or looser.",
         "- English only; SmolLM2-135M's fluency is a weak grammar signal for long problems.", "",
