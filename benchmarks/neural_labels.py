@@ -179,11 +179,13 @@ def main() -> None:
         verdicts = [labels[(r["problem"].strip(), r["text"].strip())] for r in mine]
         valid = sum(v for v, _ in verdicts)
         useful = sum(u for _, u in verdicts)
-        guarded = [v for r, (v, _) in zip(mine, verdicts) if guard_passes(r["problem"], r["text"], gen)]
-        checked = [(content_kept(r["problem"], r["text"]), v) for r, (v, _) in zip(mine, verdicts)]
-        kept = [v for ok, v in checked if ok]
-        both = [v for r, (ok, v) in zip(mine, checked) if ok and guard_passes(r["problem"], r["text"], gen)]
-        dropped = [v for ok, v in checked if not ok]
+        # (passes the number guard, kept by the content check, valid) per labelled output
+        checked = [(guard_passes(r["problem"], r["text"], gen), content_kept(r["problem"], r["text"]), v)
+                   for r, (v, _) in zip(mine, verdicts)]
+        guarded = [v for guard, _, v in checked if guard]
+        kept = [v for _, ok, v in checked if ok]
+        both = [v for guard, ok, v in checked if guard and ok]
+        dropped = [v for _, ok, v in checked if not ok]
         lo, hi = wilson(valid, len(verdicts))
         table = report.get("results", {}).get("AQuA test", {}).get("generators", {}).get(gen.upper(), {})
         # seconds per variant: each evaluation set's generation time over the outputs it gave

@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Protocol, runtime_checkable
 
-from ..text.nlp import DEFAULT_SPACY_MODEL
+from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from ..text.number_mentions import number_signature
 from ..operators.base import OperatorNotApplicable
 from ..operators.preservation import require_preserved
@@ -192,8 +192,6 @@ def content_refusal(original: str, rewrite: str, *, spacy_model: str | None = No
     ...                 "Tom has 3 apples and buys 2 pears. How many apples does he have? How many pears?")
     'it asks 2 questions where the problem asks 1'
     """
-    from ..text.nlp import DEFAULT_SPACY_MODEL, parse
-
     model = spacy_model or DEFAULT_SPACY_MODEL
     source, output = parse(original, model), parse(rewrite, model)
     asked = sum(1 for s in source.sents if s.text.strip().endswith("?"))

@@ -35,7 +35,8 @@ from .base import (
     require_same_problem,
 )
 
-__all__ = ["FEW_SHOT", "MAX_NOUNS_DROPPED", "content_refusal", "SYSTEM_PROMPT", "InstructLLMConfig", "InstructLLMGenerator", "llm_unavailable_reason"]
+__all__ = ["FEW_SHOT", "MAX_NOUNS_DROPPED", "SYSTEM_PROMPT", "InstructLLMConfig", "InstructLLMGenerator", "content_refusal",
+           "llm_unavailable_reason"]
 
 logger = logging.getLogger(__name__)
 
