@@ -121,6 +121,9 @@ class PersonMention:
     gender: Gender | None
 
 
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+")
+
+
 def person_mentions(text: str, spacy_model: str = DEFAULT_SPACY_MODEL) -> list[PersonMention]:
     """Every person mention of ``text`` in order: spaCy's PERSON entities, known given names it
     missed or mistook ("Maya had 5 apples": no entity in the small pipeline; "Beverly" tagged
@@ -128,7 +131,13 @@ def person_mentions(text: str, spacy_model: str = DEFAULT_SPACY_MODEL) -> list[P
     sentence, not in the next)."""
     found: dict[tuple[int, int], str] = {}
     for entity in named_entities(text, labels=("PERSON",), model=spacy_model):
-        found[(entity.start, entity.end)] = entity.text
+        # "Jack and Jill" read as one entity is two people: each part is a mention of its own.
+        offset = entity.start
+        for part in _LIST_SEPARATOR.split(entity.text):
+            start = text.index(part, offset)
+            offset = start + len(part)
+            if part.strip():
+                found[(start, start + len(part))] = part
     doc = parse(text, spacy_model)
     known = set(_GENDER) | _UNISEX
     for token in doc:

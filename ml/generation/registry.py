@@ -244,6 +244,14 @@ def _register_builtins() -> None:
         register(ComposedGenerator(with_numbers, last, max_candidates=COMPOSED_CANDIDATES))
     register(ComposedGenerator(ComposedGenerator(reorder, rewording, max_candidates=COMPOSED_CANDIDATES), task,
                                max_candidates=COMPOSED_CANDIDATES))
+    # Three changes where a condition can move: the words, the condition, the question.
+    register(ComposedGenerator(ComposedGenerator(rewording, condition, max_candidates=COMPOSED_CANDIDATES), task,
+                               max_candidates=COMPOSED_CANDIDATES), default=False)
+    # People renamed consistently, with the words or the question reworded too: a variant whose
+    # story differs as well as its wording.
+    entities = GENERATORS["entity_substitution"]
+    for rest in ("rewording", "question_as_task", "rewording+question_as_task", "rewording+condition_moved"):
+        register(ComposedGenerator(entities, GENERATORS[rest], max_candidates=COMPOSED_CANDIDATES), default=False)
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

@@ -16,7 +16,9 @@ synonym to the senses a word problem uses.
 >>> reword("Maya buys 3 pens each day at the store.")
 'Maya purchases 3 pens every day at the shop.'
 >>> reword("She was able to finish the test in 40 minutes. Find the time left.")
-'She could complete the test in 40 minutes. Determine the time left.'
+'She could complete the exam in 40 minutes. Determine the time left.'
+>>> reword("How long will it take 3 workers to build a wall?")
+'How much time will it take 3 workers to construct a wall?'
 """
 from __future__ import annotations
 
@@ -43,7 +45,8 @@ class Swap:
     """``lemma`` (a word of part of speech ``pos``) written as ``target`` (a lemma, inflected like the
     original; a phrase's first word is inflected) when ``needs`` holds:
 
-    - ``"object"``: the verb has a direct object;
+    - ``"object"``: the verb has a direct object (or is a participle before its noun);
+    - ``"dobj"``: the verb has a direct object ("raises the price", not "the increased price");
     - ``"to"``: the verb is followed by a "to"-infinitive ("wants to buy");
     - ``"no_to"``: it is not ("needs 5 cups", not "needs to");
     - ``"modifier"``: the adjective stands before its noun;
@@ -76,6 +79,12 @@ LEXICON: tuple[Swap, ...] = (
     Swap("want", "VERB", "wish", "to"), Swap("decide", "VERB", "choose", "to"),
     Swap("produce", "VERB", "make", "object"), Swap("assume", "VERB", "suppose"),
     Swap("split", "VERB", "divide", "object"),
+    Swap("earn", "VERB", "make", "dobj"), Swap("obtain", "VERB", "get", "dobj"), Swap("create", "VERB", "make", "dobj"),
+    Swap("prepare", "VERB", "make", "dobj"), Swap("build", "VERB", "construct", "dobj"),
+    Swap("construct", "VERB", "build", "dobj"), Swap("repair", "VERB", "fix", "dobj"),
+    Swap("attend", "VERB", "go to", "dobj"), Swap("utilize", "VERB", "use", "dobj"),
+    Swap("inform", "VERB", "tell", "dobj"), Swap("distribute", "VERB", "hand out", "dobj"),
+    Swap("plan", "VERB", "intend", "to"), Swap("intend", "VERB", "plan", "to"), Swap("wish", "VERB", "want", "to"),
     Swap("find", "VERB", "determine", "imperative"), Swap("determine", "VERB", "find", "imperative"),
     Swap("calculate", "VERB", "work out", "imperative"), Swap("compute", "VERB", "work out", "imperative"),
     # adjectives
@@ -83,17 +92,30 @@ LEXICON: tuple[Swap, ...] = (
     Swap("entire", "ADJ", "whole"), Swap("additional", "ADJ", "extra", "modifier"),
     Swap("extra", "ADJ", "additional", "modifier"), Swap("different", "ADJ", "distinct", "plural"),
     Swap("certain", "ADJ", "particular", "modifier"), Swap("original", "ADJ", "initial", "modifier"),
+    Swap("initial", "ADJ", "original", "modifier"), Swap("annual", "ADJ", "yearly", "modifier"),
+    Swap("yearly", "ADJ", "annual", "modifier"), Swap("specific", "ADJ", "particular", "modifier"),
+    Swap("various", "ADJ", "different", "plural"), Swap("quick", "ADJ", "fast", "modifier"),
     # adverbs
     Swap("initially", "ADV", "at first"), Swap("originally", "ADV", "at first"),
     Swap("currently", "ADV", "at present"), Swap("approximately", "ADV", "roughly"),
     Swap("roughly", "ADV", "approximately"), Swap("equally", "ADV", "evenly", "sharing"), Swap("evenly", "ADV", "equally", "sharing"),
     Swap("exactly", "ADV", "precisely"), Swap("immediately", "ADV", "right away"),
     Swap("simultaneously", "ADV", "at the same time"),
+    Swap("usually", "ADV", "normally"), Swap("normally", "ADV", "usually"),
+    Swap("completely", "ADV", "entirely"), Swap("entirely", "ADV", "completely"),
+    Swap("nearly", "ADV", "almost"), Swap("almost", "ADV", "nearly"), 
+    Swap("finally", "ADV", "in the end"), Swap("eventually", "ADV", "in the end"),
+    Swap("additionally", "ADV", "also"), Swap("instantly", "ADV", "immediately"),
     # nouns
     Swap("store", "NOUN", "shop"), Swap("shop", "NOUN", "store"), Swap("kid", "NOUN", "child"),
     Swap("pupil", "NOUN", "student"),
     Swap("trip", "NOUN", "journey"), Swap("journey", "NOUN", "trip"),
     Swap("mom", "NOUN", "mother"), Swap("dad", "NOUN", "father"),
+    Swap("student", "NOUN", "pupil"), Swap("child", "NOUN", "kid"), Swap("exam", "NOUN", "test"),
+    Swap("test", "NOUN", "exam"), Swap("teacher", "NOUN", "instructor"), Swap("gift", "NOUN", "present"),
+    Swap("bike", "NOUN", "bicycle"), Swap("bicycle", "NOUN", "bike"), Swap("movie", "NOUN", "film"),
+    Swap("film", "NOUN", "movie"), Swap("automobile", "NOUN", "car"), Swap("vacation", "NOUN", "holiday"),
+    Swap("employee", "NOUN", "worker"),
     # determiners
     Swap("each", "DET", "every", "time"), Swap("every", "DET", "each", "time"),
 )
@@ -107,6 +129,14 @@ PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bin all(?=[,.?!])", "altogether"),
     (r"\bat the same time\b", "simultaneously"),
     (r"\bright away\b", "immediately"),
+    (r"\bis equal to\b", "equals"),
+    (r"\bare equal to\b", "equal"),
+    (r"\bhow long (will|does|did|would|do|can|could) it take\b", r"how much time \1 it take"),
+    (r"\bat random\b", "randomly"),
+    (r"\bin the beginning\b", "at first"),
+    (r"\bin addition to\b", "besides"),
+    (r"\bbecause of\b", "due to"),
+    (r"(?:(?<=^)|(?<=[.?!] ))find out\b", "determine"),
 )
 
 _TIME_NOUNS = frozenset({"day", "week", "month", "year", "hour", "minute", "second", "morning", "evening",
@@ -127,8 +157,9 @@ _BY_KEY = {(s.lemma, s.pos): s for s in LEXICON}
 
 def _holds(token: Token, needs: str) -> bool:
     children = list(token.children)
-    if needs == "object":
-        return any(c.dep_ in ("dobj", "obj") for c in children) or token.tag_ == "VBN" and token.dep_ == "amod"
+    if needs in ("object", "dobj"):
+        has_object = any(c.dep_ in ("dobj", "obj") for c in children)
+        return has_object or needs == "object" and token.tag_ == "VBN" and token.dep_ == "amod"
     if needs in ("to", "no_to"):
         infinitive = any(c.dep_ == "xcomp" and any(g.lower_ == "to" for g in c.children) for c in children)
         following_to = token.i + 1 < len(token.doc) and token.doc[token.i + 1].lower_ == "to"
@@ -174,10 +205,12 @@ def _protected(text: str, spacy_model: str) -> list[tuple[int, int]]:
     return spans
 
 
-def rewording_swaps(text: str, spacy_model: str = DEFAULT_SPACY_MODEL) -> list[tuple[Token, str]]:
-    """The lexicon's swaps that apply to ``text``: ``(token, new words)``, every mention alike."""
+def rewording_swaps(text: str, spacy_model: str = DEFAULT_SPACY_MODEL,
+                    keep: list[tuple[int, int]] = ()) -> list[tuple[Token, str]]:
+    """The lexicon's swaps that apply to ``text``: ``(token, new words)``, every mention alike;
+    ``keep``: character spans left as they are (words a fixed phrase just wrote)."""
     doc = parse(text, spacy_model)
-    protected = _protected(text, spacy_model)
+    protected = _protected(text, spacy_model) + list(keep)
     # A pair whose target is already in the text is left alone: "the remainder … the rest" would
     # trade places, and a problem that says both "bought" and "purchased" keeps its wording.
     present = {t.lemma_.lower() for t in doc} | {t.lower_ for t in doc}
@@ -201,7 +234,7 @@ def _swap_form(token: Token, swap: Swap, present: set[str], protected: list[tupl
     doc = token.doc
     if token.tag_ in ("NNP", "NNPS") or token.dep_ == "compound" or token.ent_type_ in _NAME_ENTITIES:
         return None
-    if not _holds(token, swap.needs) or swap.target.split()[0] in present:
+    if not _holds(token, swap.needs) or _already_there(swap.target, doc.text.lower(), present):
         return None
     if swap.pos == "VERB" and any(c.dep_ == "prt" and c.lower_ in _PARTICLES for c in token.children):
         return None  # a phrasal verb is a word of its own: "starts out" is not "begins out"
@@ -221,15 +254,45 @@ def _swap_form(token: Token, swap: Swap, present: set[str], protected: list[tupl
     return _target_form(token, swap)
 
 
-def _phrases(text: str) -> str:
+def _already_there(target: str, lowered: str, present: set[str]) -> bool:
+    """Whether the problem already says ``target`` (a word, any form; a phrase, as written)."""
+    if " " in target:
+        return re.search(rf"\b{re.escape(target)}\b", lowered) is not None
+    return target in present
+
+
+def _phrases(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` with the fixed phrases rewritten, and the spans of what they wrote (so that no word
+    swap turns a phrase's output back: "at the same time" -> "simultaneously" -> "at the same time")."""
+    spans: list[tuple[int, int]] = []
     for pattern, replacement in PHRASES:
-        text = re.sub(pattern, lambda m: match_case(replacement, m.group(0)), text, flags=re.I)
-    return text
+        pieces, written, last = [], [], 0
+        for match in re.finditer(pattern, text, flags=re.I):
+            new = match_case(match.expand(replacement), match.group(0))
+            pieces.append(text[last:match.start()])
+            start = sum(len(p) for p in pieces)
+            pieces.append(new)
+            written.append((match.start(), match.end(), start, start + len(new)))
+            last = match.end()
+        if not written:
+            continue
+        pieces.append(text[last:])
+        text = "".join(pieces)
+        spans = [_shifted(span, written) for span in spans] + [(a, b) for _, _, a, b in written]
+    return text, spans
+
+
+def _shifted(span: tuple[int, int], written: list[tuple[int, int, int, int]]) -> tuple[int, int]:
+    shift = sum((new_end - new_start) - (end - start) for start, end, new_start, new_end in written
+                if end <= span[0])
+    return span[0] + shift, span[1] + shift
 
 
 def reword(text: str, spacy_model: str = DEFAULT_SPACY_MODEL) -> str:
-    """``text`` with every swap of the lexicon that applies (unchanged where none does)."""
-    return _phrases(replace_tokens(text, rewording_swaps(text, spacy_model)))
+    """``text`` with every swap of the lexicon that applies (unchanged where none does): the fixed
+    phrases first, then the word swaps outside what they wrote."""
+    phrased, written = _phrases(text)
+    return replace_tokens(phrased, rewording_swaps(phrased, spacy_model, keep=written))
 
 
 @dataclass(frozen=True)

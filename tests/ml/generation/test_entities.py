@@ -7,7 +7,7 @@ import re
 import pytest
 
 from ml.generation import EntitySubstitutionGenerator, NotApplicable, entity_groups, person_genders
-from ml.generation.names import FEMALE_NAMES, MALE_NAMES
+from ml.generation.names import FEMALE_NAMES, MALE_NAMES, person_mentions
 
 from .conftest import MAYA, TRAIN, assert_same_quantities
 
@@ -51,3 +51,15 @@ def test_titles_and_surnames_stay_consistent(resources):
 def test_no_entity_is_not_applicable(resources):
     with pytest.raises(NotApplicable):
         EntitySubstitutionGenerator().generate(TRAIN, random.Random(0), resources)
+
+
+def test_two_people_read_as_one_entity_stay_two(resources):
+    # the small tagger reads "Jack and Jill" as one PERSON; renaming it whole made two people one
+    text = ("Jack and Jill went up the hill. Jack is stronger, but Jill can only manage one. "
+            "How many trips will Jill make?")
+    assert [m.text for m in person_mentions(text, resources.spacy_model)] == ["Jack", "Jill", "Jack", "Jill", "Jill"]
+    for candidate in EntitySubstitutionGenerator().generate(text, random.Random(0), resources):
+        first, rest = candidate.text.split(" went up", 1)
+        assert " and " in first, candidate.text
+        names = first.split(" and ")
+        assert rest.count(names[0]) == 1 and rest.count(names[1]) == 2, candidate.text

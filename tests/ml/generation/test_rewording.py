@@ -14,7 +14,7 @@ from ml.generation.rewording import LEXICON, reword
 @pytest.mark.parametrize(("text", "expected"), [
     ("Maya buys 3 pens each day at the store.", "Maya purchases 3 pens every day at the shop."),
     ("She was able to finish the test in 40 minutes. Find the time left.",
-     "She could complete the test in 40 minutes. Determine the time left."),
+     "She could complete the exam in 40 minutes. Determine the time left."),
     # every mention alike, inflected like the original
     ("The kids bought 4 tickets. Then the kids bought 2 more.",
      "The children purchased 4 tickets. Then the children purchased 2 more."),
@@ -25,6 +25,20 @@ from ml.generation.rewording import LEXICON, reword
     ("The largest box holds 9 balls, shared equally.", "The biggest box holds 9 balls, shared evenly."),
     # an adverb phrase only at a clause's edge
     ("Initially, Ann had 12 marbles.", "At first, Ann had 12 marbles."),
+    # fixed phrases of word problems
+    ("How long will it take 4 pipes to fill the tank?", "How much time will it take 4 pipes to fill the tank?"),
+    ("If x is equal to 5 and y and z are equal to 3, what is x?", "If x equals 5 and y and z equal 3, what is x?"),
+    ("A card is drawn at random. In the beginning, there were 52 cards.",
+     "A card is drawn randomly. At first, there were 52 cards."),
+    ("Because of the rain, 4 games were moved. Find out how many remain.",
+     "Due to the rain, 4 games were moved. Determine how many remain."),
+    # a verb with its object or its "to"-infinitive; everyday nouns at every mention
+    ("Tom plans to attend the fair and earns $20 there.", "Tom intends to go to the fair and makes $20 there."),
+    ("Each student usually completes nearly 5 tests a week.", "Each pupil normally finishes almost 5 exams a week."),
+    ("Finally, the teacher distributes 24 gifts among 6 kids.",
+     "In the end, the instructor hands out 24 presents among 6 children."),
+    # a phrase's output is not turned back by a word swap, nor a word swap's by a phrase
+    ("They arrived simultaneously. At the same time, Bob left.", "They arrived at the same time. Simultaneously, Bob left."),
 ])
 def test_safe_swaps_are_written_in(text, expected):
     assert reword(text) == expected
@@ -41,6 +55,10 @@ def test_safe_swaps_are_written_in(text, expected):
     ("She went to a different bakery.", None),               # "a distinct bakery" says something else
     ("A and B are equally efficient workers.", None),        # "evenly" only says how a thing is shared
     ("Will starts out with 40 marbles.", None),              # a phrasal verb: "begins out" is not English
+    ("The wall was built in 8 days.", None),                 # "build" only with its object
+    ("Amy plans a party for 20 people.", None),              # "intends a party" is not English
+    ("How long is the train if it is 300 m?", None),         # "how long" asks a length here
+    ("The train is due to arrive at 5.", None),              # "due to" is not "because of"
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])
