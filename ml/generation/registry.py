@@ -244,14 +244,18 @@ def _register_builtins() -> None:
         register(ComposedGenerator(with_numbers, last, max_candidates=COMPOSED_CANDIDATES))
     register(ComposedGenerator(ComposedGenerator(reorder, rewording, max_candidates=COMPOSED_CANDIDATES), task,
                                max_candidates=COMPOSED_CANDIDATES))
-    # Three changes where a condition can move: the words, the condition, the question.
+    # Three changes where a condition can move: the words, the condition, the question. Blind
+    # labels on fresh problems (AQuA train 1201-1600, GSM8K train 6001-6800; two passes, kappa 1.00):
+    # 21 of 21 valid, all useful.
     register(ComposedGenerator(ComposedGenerator(rewording, condition, max_candidates=COMPOSED_CANDIDATES), task,
-                               max_candidates=COMPOSED_CANDIDATES), default=False)
+                               max_candidates=COMPOSED_CANDIDATES))
     # People renamed consistently, with the words or the question reworded too: a variant whose
-    # story differs as well as its wording.
+    # story differs as well as its wording. Blind labels on fresh problems (GSM8K train 6801-7400,
+    # AQuA train 1401-1600; two passes, kappa 1.00): 40 of 40 valid; useful 30 of 30 with a question
+    # rule, 2 of 10 with the words alone.
     entities = GENERATORS["entity_substitution"]
     for rest in ("rewording", "question_as_task", "rewording+question_as_task", "rewording+condition_moved"):
-        register(ComposedGenerator(entities, GENERATORS[rest], max_candidates=COMPOSED_CANDIDATES), default=False)
+        register(ComposedGenerator(entities, GENERATORS[rest], max_candidates=COMPOSED_CANDIDATES))
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

@@ -167,7 +167,10 @@ def _holds(token: Token, needs: str) -> bool:
     if needs == "sharing":
         return token.head.lemma_.lower() in _SHARING_VERBS
     if needs in ("modifier", "plural"):
-        return token.dep_ == "amod" and token.head.i > token.i and (needs == "modifier" or token.head.tag_ == "NNS")
+        head = token.head
+        # before a common noun, not a label read as one ("the initial A" names a letter)
+        return (token.dep_ == "amod" and head.i > token.i and head.pos_ == "NOUN" and not head.text.isupper()
+                and (needs == "modifier" or head.tag_ == "NNS"))
     if needs == "time":
         head = token.head
         return (token.dep_ == "det" and head.lemma_.lower() in _TIME_NOUNS and head.i == token.i + 1

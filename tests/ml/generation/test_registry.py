@@ -45,7 +45,11 @@ def test_default_set_offline_has_rules_and_compositions_but_no_model_or_baseline
                                        "number_format+question_as_task", "rewording", "rewording+question_as_task",
                                        "rewording+question_form", "rewording+condition_moved", "reorder+rewording",
                                        "number_format+rewording", "number_format+rewording+question_as_task",
-                                       "number_format+rewording+question_form", "reorder+rewording+question_as_task"}
+                                       "number_format+rewording+question_form", "reorder+rewording+question_as_task",
+                                       "rewording+condition_moved+question_as_task", "entity_substitution+rewording",
+                                       "entity_substitution+question_as_task",
+                                       "entity_substitution+rewording+question_as_task",
+                                       "entity_substitution+rewording+condition_moved"}
     # below 95 % valid on blind labels (or never labelled): runnable by name, not by default
     synonyms = {"synonym", "reorder+synonym", "passive+synonym", "pp_permutation+synonym",
                 "passive+reorder+synonym", "pp_permutation+reorder+synonym"}

@@ -55,7 +55,8 @@ def test_safe_swaps_are_written_in(text, expected):
     ("She went to a different bakery.", None),               # "a distinct bakery" says something else
     ("A and B are equally efficient workers.", None),        # "evenly" only says how a thing is shared
     ("Will starts out with 40 marbles.", None),              # a phrasal verb: "begins out" is not English
-    ("The wall was built in 8 days.", None),                 # "build" only with its object
+    ("The wall was built in 8 days.", None),
+    ("Half of them have the initial A, and the rest the initial C.", None),  # "initial" is a letter here                 # "build" only with its object
     ("Amy plans a party for 20 people.", None),              # "intends a party" is not English
     ("How long is the train if it is 300 m?", None),         # "how long" asks a length here
     ("The train is due to arrive at 5.", None),              # "due to" is not "because of"
