@@ -54,7 +54,12 @@ class Swap:
       efficient" or "equally priced");
     - ``"plural"``: … before a plural noun ("how many different codes", not "a different store");
     - ``"time"``: the determiner counts a time noun with no number ("each day", not "each of");
-    - ``"imperative"``: the verb starts its sentence as a command ("Find the speed.").
+    - ``"imperative"``: the verb starts its sentence as a command ("Find the speed.");
+    - ``"work"``: the verb's object is a piece of work ("do a job in 10 days", "do it" where the
+      problem is about work);
+    - ``"vehicle"``: a vehicle does it ("a train running at 54 km/hr", not "a man runs");
+    - ``"point"``: a vehicle passes something without length ("crosses a pole", not "crosses a
+      bridge", whose length counts).
     """
 
     lemma: str
@@ -84,6 +89,8 @@ LEXICON: tuple[Swap, ...] = (
     Swap("construct", "VERB", "build", "dobj"), Swap("repair", "VERB", "fix", "dobj"),
     Swap("attend", "VERB", "go to", "dobj"), Swap("utilize", "VERB", "use", "dobj"),
     Swap("inform", "VERB", "tell", "dobj"), Swap("distribute", "VERB", "hand out", "dobj"),
+    Swap("do", "VERB", "complete", "work"), Swap("run", "VERB", "travel", "vehicle"),
+    Swap("cross", "VERB", "pass", "point"),
     Swap("plan", "VERB", "intend", "to"), Swap("intend", "VERB", "plan", "to"), Swap("wish", "VERB", "want", "to"),
     Swap("find", "VERB", "determine", "imperative"), Swap("determine", "VERB", "find", "imperative"),
     Swap("calculate", "VERB", "work out", "imperative"), Swap("compute", "VERB", "work out", "imperative"),
@@ -136,6 +143,9 @@ PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bin the beginning\b", "at first"),
     (r"\bin addition to\b", "besides"),
     (r"\bbecause of\b", "due to"),
+    (r"\bper annum\b", "per year"),
+    (r"\bin place of\b", "instead of"),
+    (r"\bin what time\b", "in how much time"),
     (r"(?:(?<=^)|(?<=[.?!] ))find out\b", "determine"),
 )
 
@@ -153,6 +163,23 @@ _SHARING_VERBS = frozenset({"divide", "share", "split", "distribute", "spread", 
 _FIXED_MODIFIERS = frozenset({"round", "return", "field", "business", "day", "school", "general", "department",
                               "convenience", "grocery", "thrift", "candy", "toy", "pet", "book", "maiden", "road"})
 _BY_KEY = {(s.lemma, s.pos): s for s in LEXICON}
+_WORK = frozenset({"work", "job", "task", "piece", "assignment", "project"})
+_VEHICLES = frozenset({"train", "car", "bus", "truck", "boat", "ship", "vehicle", "motorboat", "steamer", "lorry",
+                       "tram", "jeep", "van", "taxi", "scooter", "motorcycle"})
+# Things a train passes in an instant (a pole, a man), unlike a bridge or a platform whose length
+# the problem adds: "crosses" and "passes" mean the same only for these.
+_POINTS = frozenset({"pole", "post", "man", "person", "boy", "girl", "woman", "tree", "signal", "lamp", "milestone",
+                     "pillar", "telegraph", "signpost", "child", "cyclist", "pedestrian"})
+
+
+def _subject_lemma(token: Token) -> str | None:
+    """The lemma of who does ``token``: its subject, or the noun a participle describes."""
+    for child in token.children:
+        if child.dep_ in ("nsubj", "nsubjpass"):
+            return child.lemma_.lower()
+    if token.dep_ in ("acl", "amod", "relcl"):
+        return token.head.lemma_.lower()
+    return None
 
 
 def _holds(token: Token, needs: str) -> bool:
@@ -177,6 +204,15 @@ def _holds(token: Token, needs: str) -> bool:
                 and not any(c.dep_ == "nummod" for c in head.children))
     if needs == "imperative":
         return token.i == token.sent.start and token.tag_ == "VB" and token.dep_ == "ROOT"
+    if needs == "work":
+        objects = [c.lemma_.lower() for c in children if c.dep_ in ("dobj", "obj")]
+        about_work = re.search(r"\b(work|job|task)\b", token.doc.text, flags=re.I) is not None
+        return bool(objects) and all(o in _WORK or o == "it" and about_work for o in objects)
+    if needs in ("vehicle", "point"):
+        if _subject_lemma(token) not in _VEHICLES:
+            return False
+        objects = [c.lemma_.lower() for c in children if c.dep_ in ("dobj", "obj")]
+        return needs == "vehicle" or bool(objects) and all(o in _POINTS for o in objects)
     return True
 
 

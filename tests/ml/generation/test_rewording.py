@@ -37,6 +37,12 @@ from ml.generation.rewording import LEXICON, reword
     ("Each student usually completes nearly 5 tests a week.", "Each pupil normally finishes almost 5 exams a week."),
     ("Finally, the teacher distributes 24 gifts among 6 kids.",
      "In the end, the instructor hands out 24 presents among 6 children."),
+    # work, trains and interest: the words of rate problems, each only in its own sense
+    ("A and B can do a piece of work in 10 days. B alone can do it in 15 days.",
+     "A and B can complete a piece of work in 10 days. B alone can complete it in 15 days."),
+    ("A train running at 54 km/hr crosses a pole in 9 seconds.", "A train traveling at 54 km/hr passes a pole in 9 seconds."),
+    ("Rs. 800 grows at 5% per annum. In what time will it double?",
+     "Rs. 800 grows at 5% per year. In how much time will it double?"),
     # a phrase's output is not turned back by a word swap, nor a word swap's by a phrase
     ("They arrived simultaneously. At the same time, Bob left.", "They arrived at the same time. Simultaneously, Bob left."),
 ])
@@ -60,6 +66,8 @@ def test_safe_swaps_are_written_in(text, expected):
     ("Amy plans a party for 20 people.", None),              # "intends a party" is not English
     ("How long is the train if it is 300 m?", None),         # "how long" asks a length here
     ("The train is due to arrive at 5.", None),              # "due to" is not "because of"
+    ("A train 300 m long crosses a bridge in 20 seconds.", None),  # a bridge's length counts: not "passes"
+    ("A man runs 5 km and did his homework.", None),          # a person runs; homework is not "a work"
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])
