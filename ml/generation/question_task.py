@@ -50,6 +50,12 @@ def _lower_first(token) -> str:
     return token.text if token.tag_ in ("NNP", "NNPS") or token.text == "I" else token.text.lower()
 
 
+# Nouns the tagger reads as the verb after a compound subject ("a railway train", "a cargo ship"),
+# grown from blind labels: moving the auxiliary before them wrote "a railway will train".
+_NOUNS_READ_AS_VERBS = frozenset({"train", "trains", "ship", "ships", "boat", "boats", "bus", "buses", "car", "cars",
+                                  "truck", "trucks", "plane", "planes"})
+
+
 def _embedded(q: str, spacy_model: str) -> str | None:
     """The question ``q`` (no "?") as an embedded question ("how many lines will it have" ->
     "how many lines it will have"), or None when it is not of a form this rule can rewrite."""
@@ -124,6 +130,8 @@ def _embedded(q: str, spacy_model: str) -> str | None:
         return None
     if verb.tag_ == "MD" and after is not None and after.tag_ == "VBG":
         return None  # "can all three of them working together, complete …": "they can working" is not English
+    if after is not None and after.lower_ in _NOUNS_READ_AS_VERBS:
+        return None  # "will a railway train 64 m long pass …": "train" is the subject's noun, not its verb
     words[a] = ""
     last = tokens[subject_last]
     words[subject_last] = f"{last.text} {verb.lower_}{last.whitespace_ or ''}"

@@ -314,6 +314,16 @@ def test_a_modal_before_a_gerund_is_not_put_after_the_subject():
         "A can do a work in 8 days. Find in how many days A and B can complete the work.")
 
 
+def test_a_vehicle_noun_read_as_the_verb_is_not_put_after_the_auxiliary():
+    # labelled garbled: "Find in how much time a railway will train 64 m long … pass a telegraph post."
+    from ml.generation.question_task import ask_as_task
+
+    assert ask_as_task("In what time will a railway train 64 m long moving at the rate of 46 kmph pass a "
+                       "telegraph post on its way?") is None
+    assert ask_as_task("A pipe fills a tank in 4 hours. In how many hours will the two pipes fill the tank?") == (
+        "A pipe fills a tank in 4 hours. Find in how many hours the two pipes will fill the tank.")
+
+
 def test_a_modified_phrase_or_a_verb_argument_is_not_fronted(resources):
     shop = "80% of a full case is added to 96 candy bars already in the case to fill it. How many bars fill a case?"
     funding = "My company's funding allows for 5 employees. How much does it pay for 5 employees in total?"
