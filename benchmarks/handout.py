@@ -238,6 +238,7 @@ def main() -> None:
                 sample[(r["problem"], r["variant"])] = r
         if sample:
             make_blind_batch(args.work, list(sample.values()))
+    unlabelled = sum(r["unlabelled"] for r in results.values())
     card = json.loads((REPO / "platform" / "modelhub" / "kinds" / "judge" / "shipped" / "card.json").read_text())
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -252,8 +253,10 @@ def main() -> None:
         "",
         f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
         "Each handed-out variant is looked up in those labels; variants the labels do not hold are "
-        + ("counted from the blind labels (a variant is valid only when every pass says so)." if blind else
-           "put in a shuffled blind batch (`var/handout/blind_batch.csv`), not counted yet."),
+        "counted from blind labels (this run's passes, earlier batches and the hashed store of labelled "
+        "batches, `benchmarks/labels/blind.csv`; a variant is valid only when every pass says so)"
+        + (f"; the {unlabelled} that no label holds are put in a shuffled blind batch "
+           f"(`{args.work}/blind_batch.csv`), not counted yet." if unlabelled else "."),
         "",
         *agreement,
         "| selection | variants per problem | labelled | valid among labelled | + blind-labelled (sample) "
