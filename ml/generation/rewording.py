@@ -110,7 +110,7 @@ LEXICON: tuple[Swap, ...] = (
     Swap("simultaneously", "ADV", "at the same time"),
     Swap("usually", "ADV", "normally"), Swap("normally", "ADV", "usually"),
     Swap("completely", "ADV", "entirely"), Swap("entirely", "ADV", "completely"),
-    Swap("nearly", "ADV", "almost"), Swap("almost", "ADV", "nearly"), 
+    Swap("nearly", "ADV", "almost"), Swap("almost", "ADV", "nearly"),
     Swap("finally", "ADV", "in the end"), Swap("eventually", "ADV", "in the end"),
     Swap("additionally", "ADV", "also"), Swap("instantly", "ADV", "immediately"),
     # nouns
