@@ -189,6 +189,10 @@ def main() -> None:
     parser.add_argument("--labelled", type=Path, nargs="*", default=[],
                         help="folders of labelled blind batches (blind_batch.csv, blind_key.csv, pass_*.csv), "
                              "e.g. the ones benchmarks/generators.py made; their labels count")
+    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "svamp"), default="aqua-dev-labelled",
+                        help="the labelled set's AQuA dev problems (validation), or SVAMP problems (a style the "
+                             "judge and the rules were not fitted on; Body + ' ' + Question), labelled blind")
+    parser.add_argument("--offset", type=int, default=0, help="skip the set's first problems (SVAMP)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -197,6 +201,9 @@ def main() -> None:
         return
     gold = labels()
     problems = list(dict.fromkeys(q for q, _ in gold))
+    if args.problem_set == "svamp":
+        problems = [f"{r['Body'].strip()} {r['Question'].strip()}"
+                    for r in json.loads((DATA / "svamp" / "SVAMP.json").read_text(encoding="utf-8"))][args.offset:]
     if args.problems:
         problems = problems[:args.problems]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -245,14 +252,18 @@ def main() -> None:
         f"## Run of {stamp}",
         "",
         f"Command: `python benchmarks/handout.py{' --problems ' + str(args.problems) if args.problems else ''}"
+        f"{' --problem-set svamp --offset ' + str(args.offset) if args.problem_set == 'svamp' else ''}"
         f" --k {args.k}{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}"
         f"{' --labelled ' + ' '.join(str(d) for d in args.labelled) if args.labelled else ''}"
         f"{' --llm ' + str(args.llm) if args.llm else ''}"
         f"{' --work ' + str(args.work) if args.work.resolve() != REPO / 'var' / 'handout' else ''}`"
         f" ({time.perf_counter() - started:.0f} s, {os.cpu_count()} cores, no GPU).",
         "",
-        f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
-        "Each handed-out variant is looked up in those labels; variants the labels do not hold are "
+        (f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
+         if args.problem_set == "aqua-dev-labelled" else
+         f"Data: {len(problems)} SVAMP problems from number {args.offset + 1} on (`svamp/SVAMP.json`, Body + ' ' + "
+         "Question; a style the judge's floor and the rules were not fitted on). ")
+        + "Each handed-out variant is looked up in the shared labels; variants they do not hold are "
         "counted from blind labels (this run's passes, earlier batches and the hashed store of labelled "
         "batches, `benchmarks/labels/blind.csv`; a variant is valid only when every pass says so)"
         + (f"; the {unlabelled} that no label holds are put in a shuffled blind batch "
