@@ -101,6 +101,9 @@ def _replaceable_place(surface: str, text: str, spacy_model: str, label: str = "
     the subject of the problem's he/she: "Blue Ocean Shipping shared some stickers … he")."""
     if not _known(surface, label):
         return False
+    name = surface[4:] if surface.lower().startswith("the ") else surface
+    if not name[:1].isupper():
+        return False  # "from the arctic" is a kind of place, not a name: "the Amazon" changed the story
     words = surface.split()
     letters = [c for c in surface if c.isalpha()]
     if len(letters) < 4 or not any(c.islower() for c in surface) or any(c.isdigit() or c == "." for c in surface):
@@ -126,6 +129,11 @@ def _replaceable_person(surface: str) -> bool:
         return True
     words = surface.split()
     return bool(words) and words[0] in _KNOWN_GIVEN_NAMES and all(len(w) > 1 for w in words)
+
+
+def _other_case(surface: str, text: str) -> bool:
+    """Whether ``text`` also writes ``surface`` in another case ("jack" beside "Jack")."""
+    return any(m.group(0) != surface for m in re.finditer(rf"(?<!\w){re.escape(surface)}(?!\w)", text, re.I))
 
 
 def _pool(gender: str | None) -> tuple[str, ...]:
@@ -163,7 +171,9 @@ class EntitySubstitutionGenerator:
         groups = entity_groups(text, model)
         if not groups:
             raise NotApplicable("no named entity", operator=self.name)
-        people = [g[0] for g in groups if g[1] == "PERSON" and _replaceable_person(g[0])]
+        # A name also written in another case ("Jack … did jack receive") is left alone: its other
+        # spelling would keep the old name.
+        people = [g[0] for g in groups if g[1] == "PERSON" and _replaceable_person(g[0]) and not _other_case(g[0], text)]
         # A surname said alone follows its full or titled name ("Mr. Brown … Brown took 14 hours").
         parts = {word for name in people for word in _TITLE.sub("", name).split()}
         groups = [g for g in groups if (g[0] in people or g[0] in parts if g[1] == "PERSON"
