@@ -79,12 +79,16 @@ _ORG_SUFFIXES = frozenset({
 })
 
 
+def _without_article(surface: str) -> str:
+    return surface[4:] if surface.lower().startswith("the ") else surface
+
+
 def _known(surface: str, label: str) -> bool:
     """Whether ``surface`` is recognisably a place, a nationality or an organisation, not a school
     subject, a food or a racing driver the tagger called one ("Math", "Vegetables", "Vettel"):
     a place or nationality the replacement lists hold, an organisation named with its kind
     ("… Bank", "… College")."""
-    name = surface[4:] if surface.lower().startswith("the ") else surface
+    name = _without_article(surface)
     if label in ("GPE", "LOC"):
         places = {o.lower().removeprefix("the ") for key in ("GPE", "LOC") for o in ENTITY_REPLACEMENTS.get(key, ())}
         return name.lower() in places
@@ -101,8 +105,7 @@ def _replaceable_place(surface: str, text: str, spacy_model: str, label: str = "
     the subject of the problem's he/she: "Blue Ocean Shipping shared some stickers … he")."""
     if not _known(surface, label):
         return False
-    name = surface[4:] if surface.lower().startswith("the ") else surface
-    if not name[:1].isupper():
+    if not _without_article(surface)[:1].isupper():
         return False  # "from the arctic" is a kind of place, not a name: "the Amazon" changed the story
     words = surface.split()
     letters = [c for c in surface if c.isalpha()]

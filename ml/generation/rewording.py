@@ -305,14 +305,13 @@ def _phrases(text: str) -> tuple[str, list[tuple[int, int]]]:
     swap turns a phrase's output back: "at the same time" -> "simultaneously" -> "at the same time")."""
     spans: list[tuple[int, int]] = []
     for pattern, replacement in PHRASES:
-        pieces, written, last = [], [], 0
+        pieces, written, last, length = [], [], 0, 0
         for match in re.finditer(pattern, text, flags=re.I):
             new = match_case(match.expand(replacement), match.group(0))
-            pieces.append(text[last:match.start()])
-            start = sum(len(p) for p in pieces)
-            pieces.append(new)
+            start = length + match.start() - last
+            pieces += [text[last:match.start()], new]
             written.append((match.start(), match.end(), start, start + len(new)))
-            last = match.end()
+            last, length = match.end(), start + len(new)
         if not written:
             continue
         pieces.append(text[last:])
