@@ -41,6 +41,7 @@ PLAIN_NAMES = {
     "blank_as_task": "Unfinished statement set as a task",
     "number_format": "Units and small numbers written out",
     "rewording": "Everyday words reworded",
+    "supposition": "Condition stated as a supposition",
     "fill_mask": "Words filled in by a language model",
     "copy": "Unchanged copy (baseline)",
     "eda": "Random word edits (EDA baseline)",

@@ -49,7 +49,11 @@ def test_default_set_offline_has_rules_and_compositions_but_no_model_or_baseline
                                        "rewording+condition_moved+question_as_task", "entity_substitution+rewording",
                                        "entity_substitution+question_as_task",
                                        "entity_substitution+rewording+question_as_task",
-                                       "entity_substitution+rewording+condition_moved"}
+                                       "entity_substitution+rewording+condition_moved", "supposition",
+                                       "supposition+question_form", "supposition+question_as_task",
+                                       "supposition+blank_as_task", "rewording+supposition",
+                                       "rewording+supposition+question_form",
+                                       "rewording+supposition+question_as_task"}
     # below 95 % valid on blind labels (or never labelled): runnable by name, not by default
     synonyms = {"synonym", "reorder+synonym", "passive+synonym", "pp_permutation+synonym",
                 "passive+reorder+synonym", "pp_permutation+reorder+synonym"}
