@@ -109,7 +109,11 @@ def _keeps_capital(main: str) -> bool:
 def suppose(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
     """``text`` with the first sentence that opens with an "If …," condition stated as a
     supposition; None when no sentence does."""
+    if "If " not in text:
+        return None  # most problems: no parse needed
     for span in sentence_spans(text, spacy_model):
+        if "If " not in text[span.start:span.end]:
+            continue
         sentence = text[span.start:span.end]
         stripped = sentence.lstrip()
         offset = span.start + len(sentence) - len(stripped)
