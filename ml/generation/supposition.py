@@ -46,9 +46,8 @@ def _condition_end(sentence: str, spacy_model: str) -> int | None:
     if len(doc) < 4 or doc[0].lower_ != "if":
         return None
     head = doc[0].head
-    if head is doc[0] or head.dep_ not in ("advcl", "ccomp", "csubj", "ROOT"):
-        return None
-    if head.dep_ == "ROOT":  # the parser took the condition's verb as the sentence's; no clear end
+    # ROOT: the parser took the condition's verb as the sentence's, so the parse gives no clear end
+    if head is doc[0] or head.dep_ not in ("advcl", "ccomp", "csubj"):
         return None
     end = max(t.i for t in head.subtree)
     if doc[0].i != min(t.i for t in head.subtree):
@@ -112,9 +111,9 @@ def suppose(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | None:
     if "If " not in text:
         return None  # most problems: no parse needed
     for span in sentence_spans(text, spacy_model):
-        if "If " not in text[span.start:span.end]:
-            continue
         sentence = text[span.start:span.end]
+        if "If " not in sentence:
+            continue
         stripped = sentence.lstrip()
         offset = span.start + len(sentence) - len(stripped)
         rewritten = state_condition(stripped, spacy_model=spacy_model)
