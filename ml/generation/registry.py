@@ -28,6 +28,7 @@ from .llm import InstructLLMGenerator
 from .neural import PapGenerator, SteadGenerator
 from .number_format import NumberFormatGenerator
 from .question_form import ConditionMovedGenerator, QuestionFormGenerator
+from .question_count import CountAsTaskGenerator
 from .question_task import BlankAsTaskGenerator, QuestionAsTaskGenerator
 from .reorder import ReorderGenerator
 from .rewording import RewordingGenerator
@@ -272,6 +273,15 @@ def _register_builtins() -> None:
     register(reworded_supposition)
     for last in (question, task):
         register(ComposedGenerator(reworded_supposition, last, max_candidates=COMPOSED_CANDIDATES))
+    # A "How many/much …?" question set as a task about the number or amount ("Find the number of
+    # pens he has now."): a second question rule for count questions, alone and wherever
+    # question_as_task follows a first step in the default set.
+    count = CountAsTaskGenerator()
+    register(count)
+    for first in (condition, reorder, number_format, rewording, entities, supposition, reworded_supposition,
+                  GENERATORS["rewording+condition_moved"], GENERATORS["reorder+rewording"],
+                  GENERATORS["number_format+rewording"], GENERATORS["entity_substitution+rewording"]):
+        register(ComposedGenerator(first, count, max_candidates=COMPOSED_CANDIDATES))
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

@@ -42,6 +42,7 @@ PLAIN_NAMES = {
     "number_format": "Units and small numbers written out",
     "rewording": "Everyday words reworded",
     "supposition": "Condition stated as a supposition",
+    "count_as_task": "Count asked as the number of …",
     "fill_mask": "Words filled in by a language model",
     "copy": "Unchanged copy (baseline)",
     "eda": "Random word edits (EDA baseline)",

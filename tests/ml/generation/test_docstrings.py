@@ -7,7 +7,8 @@ import pytest
 MODULES = ["ml.generation", "ml.generation.base", "ml.generation.names", "ml.generation.reorder",
            "ml.generation.words", "ml.generation.entities", "ml.generation.compose", "ml.generation.baselines",
            "ml.generation.registry", "ml.generation.question_form", "ml.generation.question_task",
-           "ml.generation.number_format", "ml.generation.rewording"]
+           "ml.generation.number_format", "ml.generation.rewording", "ml.generation.supposition",
+           "ml.generation.question_count"]
 
 
 @pytest.mark.parametrize("name", MODULES)
