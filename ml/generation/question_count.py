@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from .question_form import LastSentenceRule, rewrite_last_sentence
-from .question_task import _embedded, _question_as_task
+from .question_task import embedded_question, split_question
 
 __all__ = ["CountAsTaskGenerator", "count_as_task"]
 
@@ -90,13 +90,13 @@ def count_as_task(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str |
     """``text`` with its last sentence, a "How many/much <noun> …?" question, set as a task about the
     number or amount ("Find the number of pens he has now."), or None."""
     def rewrite(sentence: str, before: str) -> str | None:
-        split = _question_as_task(sentence)
+        split = split_question(sentence)
         if split is None:
             return None
         pre, q = split
         if not re.match(r"how (many|much) ", q, re.I):
             return None  # "In how many ways …", "For how many days …": the preposition would be lost
-        embedded = _embedded(q, spacy_model)
+        embedded = embedded_question(q, spacy_model)
         if embedded is None:
             return None
         counted = _counted(q, embedded, spacy_model)

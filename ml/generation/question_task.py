@@ -25,7 +25,8 @@ from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from .question_form import LastSentenceRule, is_what_question, rewrite_last_sentence
 from .words import inflect, lexicon_lemmas
 
-__all__ = ["BlankAsTaskGenerator", "QuestionAsTaskGenerator", "ask_as_task", "blank_as_task"]
+__all__ = ["BlankAsTaskGenerator", "QuestionAsTaskGenerator", "ask_as_task", "blank_as_task", "embedded_question",
+           "split_question"]
 
 # What may open the sentence before the question: a condition ("If A, ", "When A, ") and a
 # connective ("then", "Therefore, "). They stay as they are; "Find" follows them in lower case.
@@ -56,7 +57,7 @@ _NOUNS_READ_AS_VERBS = frozenset({"train", "trains", "ship", "ships", "boat", "b
                                   "truck", "trucks", "plane", "planes"})
 
 
-def _embedded(q: str, spacy_model: str) -> str | None:
+def embedded_question(q: str, spacy_model: str) -> str | None:
     """The question ``q`` (no "?") as an embedded question ("how many lines will it have" ->
     "how many lines it will have"), or None when it is not of a form this rule can rewrite."""
     doc = parse(q, spacy_model)
@@ -146,7 +147,7 @@ def _embedded(q: str, spacy_model: str) -> str | None:
 _INNER_QUESTION = re.compile(r"[,;] (?:then,? )?(?=(?:(?:at|by|in|for|to|on|from|with|of) )?(?:how|what)\b)", re.I)
 
 
-def _question_as_task(sentence: str) -> tuple[str, str] | None:
+def split_question(sentence: str) -> tuple[str, str] | None:
     """(what comes before the question, the question without "?"), or None."""
     sentence = sentence.strip()
     if is_what_question(sentence):  # "What is the X?" is question_form's ("Find the X.")
@@ -168,11 +169,11 @@ def ask_as_task(text: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) -> str | N
     have?" -> "Find how many lines it will have."), or None when it is not a question this rule
     can rewrite."""
     def rewrite(sentence: str, before: str) -> str | None:
-        split = _question_as_task(sentence)
+        split = split_question(sentence)
         if split is None:
             return None
         pre, q = split
-        embedded = _embedded(q, spacy_model)
+        embedded = embedded_question(q, spacy_model)
         if embedded is None:
             return None
         return f"{pre}{'find' if pre else 'Find'} {embedded}."
