@@ -179,8 +179,12 @@ class EntitySubstitutionGenerator:
         people = [g[0] for g in groups if g[1] == "PERSON" and _replaceable_person(g[0]) and not _other_case(g[0], text)]
         # A surname said alone follows its full or titled name ("Mr. Brown … Brown took 14 hours").
         parts = {word for name in people for word in _TITLE.sub("", name).split()}
-        groups = [g for g in groups if (g[0] in people or g[0] in parts if g[1] == "PERSON"
-                                        else _replaceable_place(g[0], text, model, g[1]))]
+        kept = [g for g in groups if (g[0] in people or g[0] in parts if g[1] == "PERSON"
+                                      else _replaceable_place(g[0], text, model, g[1]))]
+        # A name also inside an entity that stays ("Together Lily, David …" read as one person) would
+        # be renamed at some mentions only: it is left alone too.
+        staying = [span for g in groups if g not in kept for span in g[2]]
+        groups = [g for g in kept if not any(a < e and s < b for s, e in _occurrences(text, g[0]) for a, b in staying)]
         if not groups:
             raise NotApplicable("no name that can be replaced safely (a person needs a known given name or a title; "
                                 "a place or organisation a written-out name that does not read as a person)",

@@ -205,9 +205,13 @@ def _holds(token: Token, needs: str) -> bool:
     if needs == "imperative":
         return token.i == token.sent.start and token.tag_ == "VB" and token.dep_ == "ROOT"
     if needs == "work":
-        objects = [c.lemma_.lower() for c in children if c.dep_ in ("dobj", "obj")]
+        found = [c for c in children if c.dep_ in ("dobj", "obj")]
+        objects = [c.lemma_.lower() for c in found]
         about_work = re.search(r"\b(work|job|task)\b", token.doc.text, flags=re.I) is not None
-        return bool(objects) and all(o in _WORK or o == "it" and about_work for o in objects)
+        # only a determiner or an adjective between "do" and its work: "did the machine work today"
+        # is an inverted question whose verb the tagger read as the object (it became "completed")
+        between = all(t.tag_ in ("DT", "JJ", "PRP$", "CD") for o in found for t in token.doc[token.i + 1:o.i])
+        return bool(objects) and between and all(o in _WORK or o == "it" and about_work for o in objects)
     if needs in ("vehicle", "point"):
         if _subject_lemma(token) not in _VEHICLES:
             return False

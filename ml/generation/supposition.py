@@ -68,6 +68,11 @@ def state_condition(sentence: str, *, spacy_model: str = DEFAULT_SPACY_MODEL) ->
         return None
     ends = [_condition_end(sentence, spacy_model)]
     if match := _CONDITION_THEN_QUESTION.match(sentence):
+        if ends[0] is not None and ends[0] < match.end("cond"):
+            # the question follows a later comma: the condition is a list of facts that runs up to it
+            # ("If the monkeys need 200, the gorillas need 400, and the baboons 100, how many …"),
+            # not the clause the parser closed at the first comma
+            ends = []
         ends.append(match.end("cond"))
     for end in ends:
         if end is not None and (stated := _stated(sentence, end)) is not None:

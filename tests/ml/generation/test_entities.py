@@ -79,3 +79,15 @@ def test_a_name_also_written_lower_case_and_a_common_place_word_are_left_alone(r
     maya = "Maya flew from Paris to see Tom. Maya had 5 pens. How many pens does Maya have?"
     out = EntitySubstitutionGenerator().generate(maya, random.Random(0), resources)[0].text
     assert "Maya" not in out
+
+
+def test_a_name_inside_an_entity_that_stays_is_not_renamed_elsewhere(resources):
+    # blind labels (GSM8K test): the tagger read "Together Lily" as one person, which stayed, and
+    # "Lily" alone was renamed at the later mentions: "Together Lily, … Tanya found 7 more"
+    text = ("Together Lily, David, and Bodhi collected 43 insects. Lily found 7 more than David. David found "
+            "half of what Bodhi found. How many insects did Lily find?")
+    candidates = EntitySubstitutionGenerator().generate(text, random.Random(0), resources)
+    assert candidates
+    for candidate in candidates:
+        assert candidate.text.count("Lily") == 3, candidate.text
+        assert "David" not in candidate.text, candidate.text

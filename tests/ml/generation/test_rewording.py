@@ -68,6 +68,8 @@ def test_safe_swaps_are_written_in(text, expected):
     ("The train is due to arrive at 5.", None),              # "due to" is not "because of"
     ("A train 300 m long crosses a bridge in 20 seconds.", None),  # a bridge's length counts: not "passes"
     ("A man runs 5 km and did his homework.", None),          # a person runs; homework is not "a work"
+    # an inverted question: "work" is the verb, which the tagger reads as the object of "did"
+    ("A machine made 9 shirts. How many minutes did the machine work today?", None),
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])

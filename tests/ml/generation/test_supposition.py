@@ -35,6 +35,12 @@ SPACY = GenerationResources().spacy_model
      "what is the probability that exactly two win?",
      "Ann, Bob, and Carol each try to win. Suppose their probabilities for success are 2/5, 3/8, and 2/7, "
      "respectively. What is the probability that exactly two win?"),
+    # a condition that lists facts runs up to the comma before the question, not the parser's first
+    # clause (it split "Suppose the monkeys need 200 bananas. The gorillas need 400 bananas, …, how many")
+    ("He orders bananas every 2 months. If the monkeys need 200 bananas, the gorillas need 400 bananas, and the "
+     "baboons need 100 bananas every month, how many bananas does he need to order to last for 2 months?",
+     "He orders bananas every 2 months. Suppose the monkeys need 200 bananas, the gorillas need 400 bananas, and "
+     "the baboons need 100 bananas every month. How many bananas does he need to order to last for 2 months?"),
 ])
 def test_the_condition_becomes_a_sentence_and_everything_else_stays(text, expected):
     assert suppose(text, spacy_model=SPACY) == expected
