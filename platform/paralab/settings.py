@@ -359,6 +359,9 @@ PARALAB_SHIPPED_JUDGE = env_bool("PARALAB_SHIPPED_JUDGE", True)
 # Most candidates of one problem the judge reads before anything is handed out (taken round-robin over the
 # generators; its fluency LM is most of the cost of POST paraphrase/). 0: every candidate.
 PARALAB_JUDGE_MAX_CANDIDATES = env_int("PARALAB_JUDGE_MAX_CANDIDATES", 12)
+# While fewer than k of those pass, the judge reads the next as many, up to this many rounds in all (a problem
+# whose most reworded candidates all fail still gets its plainer ones read).
+PARALAB_JUDGE_ROUNDS = env_int("PARALAB_JUDGE_ROUNDS", 3)
 # Beat's calibrate-check refits the deciding judge on the annotators' gold labels once this many arrived
 # since it was made (promoted only when its held-out gold is large enough and ranked no worse; 0: never).
 PARALAB_JUDGE_REFIT_EVERY = env_int("PARALAB_JUDGE_REFIT_EVERY", 50)

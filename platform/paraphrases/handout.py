@@ -96,7 +96,8 @@ def paraphrase_variants(
     model = paraqd_default_model()
     generated, refusals = generate(names, text, problem_seed(seed, text), resources)
     scored = candidates_score(text, generated, model) if generated else []
-    judged = judged_select(selector, text, scored, k, model=model, limit=settings.PARALAB_JUDGE_MAX_CANDIDATES)
+    judged = judged_select(selector, text, scored, k, model=model, limit=settings.PARALAB_JUDGE_MAX_CANDIDATES,
+                           rounds=settings.PARALAB_JUDGE_ROUNDS)
     pool = judged.passed
     # PQI as selection saw it (σ = the judge's probability when a judge decides), computed once.
     judged_pqi = {i: (probability_as_sigma(scored[i]) if judged.results is not None else scored[i]).scores["PQI"]

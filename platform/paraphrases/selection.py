@@ -74,17 +74,18 @@ class Judged:
 
 
 def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k: int, *, equation: str = "",
-                   model: ScoringModel | None = None, limit: int = 0) -> Judged:
+                   model: ScoringModel | None = None, limit: int = 0, rounds: int = 1) -> Judged:
     """Generate → judge → keep what passes the floor → diversify among the survivors.
 
     With a numeracy-aware judge deciding, each candidate's ``scores["valid_probability"]`` is set,
     only candidates above the version's handout floor stay in the pool (a rejected one is counted
     under the check that counts most against it), and the selector sees σ
     replaced by that probability (PQI recomputed with it). With ParaQD deciding, every candidate
-    is in the pool and the selector sees the paper's scores. ``limit``: see :func:`judge_verdicts`."""
+    is in the pool and the selector sees the paper's scores. ``limit``, ``rounds``: see
+    :func:`judge_verdicts` (it reads more while fewer than ``k`` pass)."""
     for item in scored:  # cheap (no model): it also decides which candidates the judge reads first
         item.scores["useful_probability"] = useful_probability(original, item.text)
-    verdicts = judge_verdicts(original, scored, limit)
+    verdicts = judge_verdicts(original, scored, limit, want=k, rounds=rounds)
     if verdicts is None:
         picks = select_indices(selector, original, scored, k, equation=equation, model=model)
         return Judged(picks=picks, results=None, passed=list(range(len(scored))), rejected_reasons={})
@@ -106,33 +107,40 @@ def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k
                    floor=floor)
 
 
-def judge_verdicts(text: str, scored: Sequence[ScoredCandidate], limit: int = 0):
+def judge_verdicts(text: str, scored: Sequence[ScoredCandidate], limit: int = 0, *, want: int = 0,
+                   rounds: int = 1):
     """(deciding judge version, its handout floor, its per-candidate results) when a numeracy-aware
     judge decides (``modelhub.judging``), else None (ParaQD decides: no probability to gate on).
 
-    With ``limit``, the judge reads at most that many candidates (its fluency LM is most of the
-    cost; ``paraphrase`` answers while someone waits), taken round-robin over the generators so that
-    every generator is represented; the others get None and are not handed out ("not checked")."""
+    With ``limit``, the judge reads at most that many candidates a round (its fluency LM is most of
+    the cost; ``paraphrase`` answers while someone waits), taken round-robin over the generators so
+    that every generator is represented, most reworded first; while fewer than ``want`` of those
+    read pass the floor it reads the next ``limit`` in the same order, for up to ``rounds`` rounds
+    (a problem whose most reworded candidates all fail still gets the plainer ones read). The
+    others get None and are not handed out ("not checked")."""
     version = decision_version()
     if version is None or version.kind != JUDGE_KIND or not scored:
         return None
-    chosen = round_robin(scored, limit)
-    judged = judge_evaluate_pairs(version=version, questions=[text] * len(chosen),
-                                  paraphrases=[scored[i].text for i in chosen])
+    floor = handout_floor(version)
+    order = round_robin_order(scored) if limit else list(range(len(scored)))
     results: list[dict[str, Any] | None] = [None] * len(scored)
-    for i, result in zip(chosen, judged):
-        results[i] = result
-    return version, handout_floor(version), results
+    step = limit or len(order)
+    for start in range(0, min(len(order), step * max(1, rounds)), step):
+        chosen = sorted(order[start:start + step])
+        judged = judge_evaluate_pairs(version=version, questions=[text] * len(chosen),
+                                      paraphrases=[scored[i].text for i in chosen])
+        for i, result in zip(chosen, judged):
+            results[i] = result
+        if sum(r is not None and r["probability"] > floor for r in results) >= want:
+            break
+    return version, floor, results
 
 
-def round_robin(scored: Sequence[ScoredCandidate], limit: int) -> list[int]:
-    """Indices of up to ``limit`` candidates, one generator after another in turn; all of them when
-    ``limit`` is 0 or not exceeded. Where candidates carry ``useful_probability``, each generator's
-    candidates go most reworded first and the generators whose best is most reworded take their
-    turn first (what is read is what is likely worth handing out); otherwise in the order made."""
-    if not limit or len(scored) <= limit:
-        return list(range(len(scored)))
-
+def round_robin_order(scored: Sequence[ScoredCandidate]) -> list[int]:
+    """Every index, one generator after another in turn. Where candidates carry
+    ``useful_probability``, each generator's candidates go most reworded first and the generators
+    whose best is most reworded take their turn first (what is read first is what is likely worth
+    handing out); otherwise in the order made."""
     def useful(i: int) -> float:
         return float(scored[i].scores.get("useful_probability", 0.0))
 
@@ -141,13 +149,21 @@ def round_robin(scored: Sequence[ScoredCandidate], limit: int) -> list[int]:
         queues.setdefault(item.generator, []).append(i)
     for queue in queues.values():
         queue.sort(key=lambda i: -useful(i))
-    queues = dict(sorted(queues.items(), key=lambda kv: -useful(kv[1][0])))
-    picked: list[int] = []
-    while len(picked) < limit:
-        for queue in queues.values():
-            if queue and len(picked) < limit:
-                picked.append(queue.pop(0))
-    return sorted(picked)
+    ordered = sorted(queues.values(), key=lambda queue: -useful(queue[0]))
+    order: list[int] = []
+    while len(order) < len(scored):
+        for queue in ordered:
+            if queue:
+                order.append(queue.pop(0))
+    return order
+
+
+def round_robin(scored: Sequence[ScoredCandidate], limit: int) -> list[int]:
+    """Indices of up to ``limit`` candidates in :func:`round_robin_order`'s turn, sorted; all of
+    them when ``limit`` is 0 or not exceeded."""
+    if not limit or len(scored) <= limit:
+        return list(range(len(scored)))
+    return sorted(round_robin_order(scored)[:limit])
 
 
 def probability_as_sigma(item: ScoredCandidate) -> ScoredCandidate:

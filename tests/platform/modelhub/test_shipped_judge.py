@@ -165,11 +165,30 @@ class JudgeLimitTests(ShippedJudgeOn, TestCase):
         made = [GeneratedCandidate(text=CLEAN, generator="reorder", prompt="")]
         made += [GeneratedCandidate(text=CLEAN.replace("interest,", f"interest (case {i}),"), generator="synonym",
                                     prompt="") for i in range(5)]
-        with override_settings(PARALAB_JUDGE_MAX_CANDIDATES=3), \
+        with override_settings(PARALAB_JUDGE_MAX_CANDIDATES=3, PARALAB_JUDGE_ROUNDS=1), \
                 mock.patch("paraphrases.handout.generate", return_value=(made, {})):
             result = paraphrase_variants(text=PROBLEM, k=3, generators=["reorder", "synonym"])
         self.assertEqual(result["rejected_reasons"].get("not checked"), 3)
         self.assertIn(CLEAN, [v["text"] for v in result["variants"]])  # the lone reorder output was read
+
+    def test_when_the_first_round_all_fails_the_judge_reads_the_next_candidates(self):
+        from ml.generation import GeneratedCandidate
+
+        # the broken rewrites are the most reworded, so they are read first; the plain clean one after
+        broken = [BROKEN, BROKEN.replace("A sum of money", "Some money"),
+                  BROKEN.replace("Find the rate of sake.", "Determine the rate of sake.")]
+        made = [GeneratedCandidate(text=text, generator="synonym", prompt="") for text in broken]
+        made.append(GeneratedCandidate(text=PROBLEM.replace("Find the rate", "Determine the rate"),
+                                       generator="rewording", prompt=""))
+        with mock.patch("paraphrases.handout.generate", return_value=(made, {})):
+            with override_settings(PARALAB_JUDGE_MAX_CANDIDATES=1, PARALAB_JUDGE_ROUNDS=1):
+                once = paraphrase_variants(text=PROBLEM, k=3, generators=["rewording", "synonym"])
+            with override_settings(PARALAB_JUDGE_MAX_CANDIDATES=1, PARALAB_JUDGE_ROUNDS=2):
+                twice = paraphrase_variants(text=PROBLEM, k=3, generators=["rewording", "synonym"])
+        self.assertEqual(once["variants"], [])
+        self.assertEqual(once["rejected_reasons"].get("not checked"), 3)
+        self.assertEqual([v["generator"] for v in twice["variants"]], ["rewording"])
+        self.assertEqual(twice["rejected_reasons"].get("not checked"), 2)
 
 
 class RefitTests(ShippedJudgeOn, TestCase):
