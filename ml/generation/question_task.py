@@ -98,6 +98,8 @@ def embedded_question(q: str, spacy_model: str) -> str | None:
         # there") is left alone.
         if any(t.lower_ == "there" for t in rest[:2]):
             return None
+        if verb.lower_ in _DO_TENSE and not any(t.tag_ in ("NN", "NNS", "NNP", "NNPS") for t in wh):
+            return None  # "how much does replacing the movies cost": a subject the tags do not show stays inverted
         return "".join(words).strip()
     if j > _MAX_SUBJECT_WORDS or rest[j - 1].tag_ in ("DT", "PRP$", "CC", "POS", "HYPH", "JJ", "IN"):
         return None
@@ -110,7 +112,7 @@ def embedded_question(q: str, spacy_model: str) -> str | None:
             k = j  # the verb, after any adverbs ("did Jay originally buy")
             while k < len(rest) and rest[k].tag_ == "RB" and rest[k].lower_ not in ("not", "n't"):
                 k += 1
-            if k >= len(rest) or rest[k].tag_ != "VB":
+            if k >= len(rest) or rest[k].tag_ not in ("VB", "VBP"):  # "did Marco's strawberries weigh": VBP
                 return None
         form = inflect(rest[k].lemma_.lower(), _DO_TENSE[verb.lower_])
         if form is None:
