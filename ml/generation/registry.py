@@ -27,8 +27,8 @@ from .fill_mask import FillMaskGenerator, load_masked_lm, masked_lm_unavailable_
 from .llm import InstructLLMGenerator
 from .neural import PapGenerator, SteadGenerator
 from .number_format import NumberFormatGenerator
-from .question_form import ConditionMovedGenerator, QuestionFormGenerator
 from .question_count import CountAsTaskGenerator
+from .question_form import ConditionMovedGenerator, QuestionFormGenerator
 from .question_task import BlankAsTaskGenerator, QuestionAsTaskGenerator
 from .reorder import ReorderGenerator
 from .rewording import RewordingGenerator
@@ -282,6 +282,12 @@ def _register_builtins() -> None:
                   GENERATORS["rewording+condition_moved"], GENERATORS["reorder+rewording"],
                   GENERATORS["number_format+rewording"], GENERATORS["entity_substitution+rewording"]):
         register(ComposedGenerator(first, count, max_candidates=COMPOSED_CANDIDATES))
+    # An unfinished last statement set as a task after the words are reworded ("The least perfect square
+    # number, exactly divisible by 21, 36 and 56 is?" -> "Find the least perfect square number, precisely
+    # divisible by …"): the exam one-liners no other useful rule reaches. Blind labels on fresh AQuA test
+    # and train problems (two passes, kappa 1.00): 24 of 24 and 10 of 10 valid, all useful.
+    for first in (rewording, GENERATORS["number_format+rewording"]):
+        register(ComposedGenerator(first, blank, max_candidates=COMPOSED_CANDIDATES))
     for generator in (CopyGenerator(), EdaGenerator()):
         register(generator)
     # Optional (make llm) and seconds a problem: run by name, not on every paste.

@@ -9,6 +9,7 @@ import pytest
 from ml.generation import GenerationResources, generate, get_generator
 from ml.generation.base import NotApplicable
 from ml.generation.question_task import ask_as_task, blank_as_task
+from ml.generation.registry import is_default
 
 SPACY = GenerationResources().spacy_model
 
@@ -110,3 +111,12 @@ def test_both_rules_run_by_name_and_keep_every_number():
     assert [c.text for c in candidates] == [
         "A shop sold 45 pens on Monday and 30 pens on Tuesday. Find how many pens it sold."]
     assert set(refusals) == {"blank_as_task"}
+
+
+def test_an_unfinished_statement_is_set_as_a_task_after_the_words_are_reworded():
+    # the exam one-liners no other useful rule reaches get a variant that differs in more than one place
+    text = "The least perfect square number, exactly divisible by 21, 36 and 56 is?"
+    candidates, refusals = generate(["rewording+blank_as_task"], text, 0)
+    assert [c.text for c in candidates] == ["Find the least perfect square number, precisely divisible by 21, 36 and 56."]
+    assert not refusals
+    assert is_default("rewording+blank_as_task") and is_default("number_format+rewording+blank_as_task")

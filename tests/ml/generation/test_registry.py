@@ -60,7 +60,8 @@ def test_default_set_offline_has_rules_and_compositions_but_no_model_or_baseline
                                        "rewording+supposition+count_as_task",
                                        "rewording+condition_moved+count_as_task", "reorder+rewording+count_as_task",
                                        "number_format+rewording+count_as_task",
-                                       "entity_substitution+rewording+count_as_task"}
+                                       "entity_substitution+rewording+count_as_task", "rewording+blank_as_task",
+                                       "number_format+rewording+blank_as_task"}
     # below 95 % valid on blind labels (or never labelled): runnable by name, not by default
     synonyms = {"synonym", "reorder+synonym", "passive+synonym", "pp_permutation+synonym",
                 "passive+reorder+synonym", "pp_permutation+reorder+synonym"}
