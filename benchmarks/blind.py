@@ -2,7 +2,8 @@
 (``handout.py``, ``generators.py``).
 
 A batch is a shuffled CSV of ``id, original, rewrite`` with no generator and no source; AQUA_test
-pairs with people's labels are mixed in to check each labelling pass against people. The key
+pairs with people's labels are mixed in to check each labelling pass against people, and, where
+asked, shared labelled candidates with people's usefulness verdict (``useful_check``). The key
 (``blind_key.csv``: id, source, gold) stays beside it. A pass is a CSV ``id, valid (0/1), useful
 (yes/no, for valid rows), reason`` written by one labeller following ``labels/GUIDELINES.md``.
 
@@ -29,7 +30,7 @@ _STORE_FIELDS = ["key", "valid", "useful", "passes", "batch"]
 
 __all__ = [
     "AQUA_CHECKS", "STORE", "LabelLookup", "at_least", "label_key", "make_blind_batch", "read_blind", "read_blind_dirs",
-    "read_blind_useful", "store_labels", "stored_labels",
+    "read_blind_useful", "store_labels", "stored_labels", "useful_checks",
 ]
 
 
@@ -78,8 +79,8 @@ def store_labels(labels: Mapping[tuple[str, str], tuple[bool, bool]], *, batch: 
         with path.open(newline="", encoding="utf-8") as handle:
             rows = {r["key"]: r for r in csv.DictReader(handle)}
     for (original, rewrite), (valid, useful) in labels.items():
-        rows[label_key(original, rewrite)] = {"key": label_key(original, rewrite), "valid": int(valid),
-                                              "useful": int(useful), "passes": passes, "batch": batch}
+        key = label_key(original, rewrite)
+        rows[key] = {"key": key, "valid": int(valid), "useful": int(useful), "passes": passes, "batch": batch}
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=_STORE_FIELDS, lineterminator="\n")
@@ -100,14 +101,32 @@ def at_least(probabilities: list[float], k: int) -> float:
     return sum(dist[k:])
 
 
-def make_blind_batch(work: Path, rows: list[dict], seed: int = 3407, checks: int = AQUA_CHECKS) -> int:
-    """Write the batch of ``rows`` (``problem``, ``variant``) and ``checks`` AQUA_test pairs to
-    ``work``; returns its size."""
+def useful_checks(count: int, rng: random.Random, data: Path = DATA) -> list[dict]:
+    """``count`` valid candidates of the shared labelled set with people's usefulness verdict, half
+    of them called not useful (EDA's word salad left out: it tests nothing about wording), as batch
+    items of source ``useful_check`` whose gold is "yes" or "no"."""
+    shared = list(csv.DictReader(open(data / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8")))
+    valid = [r for r in shared if r["final_label"] == "1" and r["generator"] != "eda"]
+    no = [r for r in valid if r["useful"] == "no"]
+    yes = [r for r in valid if r["useful"] == "yes"]
+    picked = rng.sample(no, min(len(no), count // 2))
+    picked += rng.sample(yes, min(len(yes), count - len(picked)))
+    return [{"original": r["question"], "rewrite": r["augmented"], "source": "useful_check", "gold": r["useful"]}
+            for r in picked]
+
+
+def make_blind_batch(work: Path, rows: list[dict], seed: int = 3407, checks: int = AQUA_CHECKS,
+                     useful: int = 0) -> int:
+    """Write the batch of ``rows`` (``problem``, ``variant``), ``checks`` AQUA_test pairs (people's
+    validity) and ``useful`` shared labelled candidates (people's usefulness, :func:`useful_checks`)
+    to ``work``; returns its size."""
     rng = random.Random(seed)
     test = list(csv.DictReader(open(DATA / "paraqd" / "AQUA_test.csv", newline="", encoding="utf-8")))
     items = [{"original": r["problem"], "rewrite": r["variant"], "source": "candidate", "gold": ""} for r in rows]
     items += [{"original": r["question"], "rewrite": r["augmented"], "source": "aqua_test", "gold": r["final_label"]}
               for r in rng.sample(test, checks)]
+    if useful:
+        items += useful_checks(useful, rng)
     rng.shuffle(items)
     work.mkdir(parents=True, exist_ok=True)
     with (work / "blind_batch.csv").open("w", newline="", encoding="utf-8") as handle:
@@ -145,10 +164,12 @@ def read_blind(work: Path, passes: list[Path]) -> tuple[dict[tuple[str, str], bo
     return {k: v[0] for k, v in labels.items()}, lines
 
 
-def read_blind_useful(work: Path, passes: list[Path], *, store: bool = True
+def read_blind_useful(work: Path, passes: list[Path], *, store: bool | Path = True
                       ) -> tuple[dict[tuple[str, str], tuple[bool, bool]], list[str]]:
     """As :func:`read_blind`, with (valid, valid and useful) per row: useful when every pass that
-    says valid also says useful. ``store``: add them to the hashed store (:data:`STORE`)."""
+    says valid also says useful. ``store``: add them to the hashed store (:data:`STORE`, or the store
+    at that path). Where the batch holds people's usefulness checks, each pass's agreement with them
+    is reported too."""
     from sklearn.metrics import cohen_kappa_score
 
     if not passes:
@@ -163,20 +184,51 @@ def read_blind_useful(work: Path, passes: list[Path], *, store: bool = True
             agree = sum(x == y for x, y in zip(a, b)) / len(ids)
             lines.append(f"Blind passes {i + 1} and {j + 1}: agree on {100 * agree:.0f} % of {len(ids)} rows, "
                          f"Cohen's kappa {cohen_kappa_score(a, b):.2f}.")
+            both = [x for x in ids if key[x]["source"] == "candidate" and _truthy(said[i][x]["valid"])
+                    and _truthy(said[j][x]["valid"])]
+            a = [int(_truthy(said[i][x].get("useful"))) for x in both]
+            b = [int(_truthy(said[j][x].get("useful"))) for x in both]
+            if both and len(set(a + b)) > 1:
+                lines.append(f"On usefulness ({len(both)} candidates both call valid): useful {sum(a)} and {sum(b)} "
+                             f"times, Cohen's kappa {cohen_kappa_score(a, b):.2f}.")
     checks = [x for x in ids if key[x]["source"] == "aqua_test"]
     for i, rows in enumerate(said):
         hits = sum(int(_truthy(rows[x]["valid"])) == int(key[x]["gold"]) for x in checks)
         lines.append(f"Pass {i + 1} against people's labels on {len(checks)} AQUA_test pairs mixed in blind: "
                      f"{hits} of {len(checks)} agree.")
+    lines += _useful_agreement(ids, key, said)
     labels = {}
     for x in ids:
-        if key[x]["source"] != "aqua_test":
+        if key[x]["source"] == "candidate":
             valid = all(_truthy(rows[x]["valid"]) for rows in said)
             useful = valid and all(_truthy(rows[x].get("useful")) for rows in said)
             labels[(batch[x]["original"].strip(), batch[x]["rewrite"].strip())] = (valid, useful)
     if store:
-        store_labels(labels, batch=work.name, passes=len(said))
+        store_labels(labels, batch=work.name, passes=len(said), **({"path": store} if isinstance(store, Path) else {}))
     return labels, lines + [""]
+
+
+def _useful_agreement(ids: list[str], key: dict, said: list[dict[str, dict]]) -> list[str]:
+    """Each pass, and the passes together (useful only when all say so), against people's
+    usefulness on the checks they all call valid."""
+    from sklearn.metrics import cohen_kappa_score
+
+    checks = [x for x in ids if key[x]["source"] == "useful_check"
+              and all(_truthy(rows[x]["valid"]) for rows in said)]
+    if not checks:
+        return []
+    gold = [int(_truthy(key[x]["gold"])) for x in checks]
+    lines = []
+    verdicts = [[int(_truthy(rows[x].get("useful"))) for x in checks] for rows in said]
+    verdicts.append([int(all(v[n] for v in verdicts)) for n in range(len(checks))])
+    for i, got in enumerate(verdicts):
+        who = f"Pass {i + 1}" if i < len(said) else "The passes together"
+        hits = sum(a == b for a, b in zip(gold, got))
+        kappa = cohen_kappa_score(gold, got) if len(set(gold)) > 1 else float("nan")
+        lines.append(f"{who} against people's usefulness on {len(checks)} shared labelled candidates mixed in blind "
+                     f"(valid by every pass): {hits} of {len(checks)} agree, kappa {kappa:.2f}; useful {sum(got)} "
+                     f"times, people {sum(gold)}.")
+    return lines
 
 
 def read_blind_dirs(dirs: list[Path]) -> tuple[dict[tuple[str, str], tuple[bool, bool]], list[str]]:

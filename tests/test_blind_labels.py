@@ -67,3 +67,20 @@ def test_the_committed_store_holds_only_keys_and_verdicts():
         assert re.fullmatch(r"[0-9a-f]{32}", row["key"])
         assert row["valid"] in ("0", "1") and row["useful"] in ("0", "1") and int(row["passes"]) >= 2
         assert not (row["useful"] == "1" and row["valid"] == "0")
+
+
+def test_passes_are_checked_against_peoples_usefulness(tmp_path):
+    batch = tmp_path / "batch-u"
+    batch.mkdir()
+    rows = [("Tom has 5 pens. How many?", "How many pens has Tom, given he has 5?", ("candidate", "")),
+            ("Ann has 3 cats.", "Given Ann has 3 cats, how many?", ("useful_check", "yes")),
+            ("Bo has 2 dogs.", "Bo has two dogs.", ("useful_check", "no")),
+            ("Cy has 4 hats.", "Cy owns 4 hats.", ("useful_check", "no"))]
+    passes = write_batch(batch, rows, [[(1, "yes"), (1, "yes"), (1, "no"), (1, "yes")],
+                                       [(1, "yes"), (1, "yes"), (1, "no"), (1, "no")]])
+    labels, lines = read_blind_useful(batch, passes, store=False)
+    assert list(labels) == [(rows[0][0], rows[0][1])]  # people's checks are not candidates' labels
+    said = [line for line in lines if "usefulness" in line]
+    assert said[0].startswith("Pass 1") and "2 of 3 agree" in said[0]
+    assert said[1].startswith("Pass 2") and "3 of 3 agree" in said[1]
+    assert said[2].startswith("The passes together") and "3 of 3 agree" in said[2]
