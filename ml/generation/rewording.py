@@ -59,7 +59,16 @@ class Swap:
       problem is about work);
     - ``"vehicle"``: a vehicle does it ("a train running at 54 km/hr", not "a man runs");
     - ``"point"``: a vehicle passes something without length ("crosses a pole", not "crosses a
-      bridge", whose length counts).
+      bridge", whose length counts);
+    - ``"departure"``: a vehicle leaves a place it names ("a train leaves Delhi", not "leaves a
+      remainder");
+    - ``"distance"``: what is covered is a distance ("covers 30 km", not "covers the floor");
+    - ``"container"``: what is emptied holds a liquid ("empties the tank");
+    - ``"coin"``: a coin is tossed;
+    - ``"drawn"``: what is picked or drawn is a ball, a card or a like token ("two balls are drawn",
+      not "draw a line");
+    - ``"sharing_out"``: something is divided among or between people ("divided among A, B and C",
+      not "divided by 5").
     """
 
     lemma: str
@@ -90,7 +99,10 @@ LEXICON: tuple[Swap, ...] = (
     Swap("attend", "VERB", "go to", "dobj"), Swap("utilize", "VERB", "use", "dobj"),
     Swap("inform", "VERB", "tell", "dobj"), Swap("distribute", "VERB", "hand out", "dobj"),
     Swap("do", "VERB", "complete", "work"), Swap("run", "VERB", "travel", "vehicle"),
-    Swap("cross", "VERB", "pass", "point"),
+    Swap("cross", "VERB", "pass", "point"), Swap("leave", "VERB", "depart from", "departure"),
+    Swap("cover", "VERB", "travel", "distance"), Swap("empty", "VERB", "drain", "container"),
+    Swap("toss", "VERB", "flip", "coin"), Swap("pick", "VERB", "select", "drawn"), Swap("draw", "VERB", "take", "drawn"),
+    Swap("represent", "VERB", "stand for", "dobj"), Swap("divide", "VERB", "share", "sharing_out"),
     Swap("plan", "VERB", "intend", "to"), Swap("intend", "VERB", "plan", "to"), Swap("wish", "VERB", "want", "to"),
     Swap("find", "VERB", "determine", "imperative"), Swap("determine", "VERB", "find", "imperative"),
     Swap("calculate", "VERB", "work out", "imperative"), Swap("compute", "VERB", "work out", "imperative"),
@@ -102,6 +114,8 @@ LEXICON: tuple[Swap, ...] = (
     Swap("initial", "ADJ", "original", "modifier"), Swap("annual", "ADJ", "yearly", "modifier"),
     Swap("yearly", "ADJ", "annual", "modifier"), Swap("specific", "ADJ", "particular", "modifier"),
     Swap("various", "ADJ", "different", "plural"), Swap("quick", "ADJ", "fast", "modifier"),
+    Swap("successive", "ADJ", "consecutive", "modifier"), Swap("maximum", "ADJ", "greatest", "modifier"),
+    Swap("minimum", "ADJ", "least", "modifier"),
     # adverbs
     Swap("initially", "ADV", "at first"), Swap("originally", "ADV", "at first"),
     Swap("currently", "ADV", "at present"), Swap("approximately", "ADV", "roughly"),
@@ -122,7 +136,8 @@ LEXICON: tuple[Swap, ...] = (
     Swap("test", "NOUN", "exam"), Swap("teacher", "NOUN", "instructor"), Swap("gift", "NOUN", "present"),
     Swap("bike", "NOUN", "bicycle"), Swap("bicycle", "NOUN", "bike"), Swap("movie", "NOUN", "film"),
     Swap("film", "NOUN", "movie"), Swap("automobile", "NOUN", "car"), Swap("vacation", "NOUN", "holiday"),
-    Swap("employee", "NOUN", "worker"),
+    Swap("employee", "NOUN", "worker"), Swap("labourer", "NOUN", "worker"), Swap("laborer", "NOUN", "worker"),
+    Swap("workman", "NOUN", "worker"), Swap("cistern", "NOUN", "tank"), Swap("article", "NOUN", "item"),
     # determiners
     Swap("each", "DET", "every", "time"), Swap("every", "DET", "each", "time"),
 )
@@ -147,6 +162,8 @@ PHRASES: tuple[tuple[str, str], ...] = (
     (r"\bin place of\b", "instead of"),
     (r"\bin what time\b", "in how much time"),
     (r"(?:(?<=^)|(?<=[.?!] ))find out\b", "determine"),
+    (r"\bconsists of\b", "is made up of"),
+    (r"\bconsisted of\b", "was made up of"),
 )
 
 _TIME_NOUNS = frozenset({"day", "week", "month", "year", "hour", "minute", "second", "morning", "evening",
@@ -163,6 +180,11 @@ _SHARING_VERBS = frozenset({"divide", "share", "split", "distribute", "spread", 
 _FIXED_MODIFIERS = frozenset({"round", "return", "field", "business", "day", "school", "general", "department",
                               "convenience", "grocery", "thrift", "candy", "toy", "pet", "book", "maiden", "road"})
 _BY_KEY = {(s.lemma, s.pos): s for s in LEXICON}
+_DISTANCES = frozenset({"distance", "journey", "km", "kilometre", "kilometer", "mile", "metre", "meter", "way",
+                        "stretch", "route"})
+_CONTAINERS = frozenset({"tank", "cistern", "pool", "reservoir", "bucket", "tub", "drum", "barrel", "vessel"})
+_TOKENS = frozenset({"ball", "card", "marble", "ticket", "chip", "bead", "sock", "bulb", "coin", "pen", "pencil",
+                     "disc", "token", "slip"})
 _WORK = frozenset({"work", "job", "task", "piece", "assignment", "project"})
 _VEHICLES = frozenset({"train", "car", "bus", "truck", "boat", "ship", "vehicle", "motorboat", "steamer", "lorry",
                        "tram", "jeep", "van", "taxi", "scooter", "motorcycle"})
@@ -180,6 +202,15 @@ def _subject_lemma(token: Token) -> str | None:
     if token.dep_ in ("acl", "amod", "relcl"):
         return token.head.lemma_.lower()
     return None
+
+
+def _things(token: Token) -> list[str]:
+    """The lemmas of what ``token`` acts on: its direct objects, its passive subjects, or the noun a
+    participle describes ("the balls drawn")."""
+    found = [c.lemma_.lower() for c in token.children if c.dep_ in ("dobj", "obj", "nsubjpass")]
+    if not found and token.dep_ in ("acl", "amod"):
+        found = [token.head.lemma_.lower()]
+    return found
 
 
 def _holds(token: Token, needs: str) -> bool:
@@ -212,6 +243,15 @@ def _holds(token: Token, needs: str) -> bool:
         # is an inverted question whose verb the tagger read as the object (it became "completed")
         between = all(t.tag_ in ("DT", "JJ", "PRP$", "CD") for o in found for t in token.doc[token.i + 1:o.i])
         return bool(objects) and between and all(o in _WORK or o == "it" and about_work for o in objects)
+    if needs in ("distance", "container", "coin", "drawn"):
+        things = _things(token)
+        wanted = {"distance": _DISTANCES, "container": _CONTAINERS, "coin": {"coin"}, "drawn": _TOKENS}[needs]
+        return bool(things) and all(t in wanted for t in things)
+    if needs == "sharing_out":
+        return any(c.dep_ == "prep" and c.lower_ in ("among", "between", "amongst") for c in children)
+    if needs == "departure":
+        objects = [c for c in children if c.dep_ in ("dobj", "obj")]
+        return _subject_lemma(token) in _VEHICLES and len(objects) == 1 and objects[0].pos_ in ("PROPN", "NOUN")
     if needs in ("vehicle", "point"):
         if _subject_lemma(token) not in _VEHICLES:
             return False

@@ -29,7 +29,7 @@ from ml.generation.rewording import LEXICON, reword
     ("How long will it take 4 pipes to fill the tank?", "How much time will it take 4 pipes to fill the tank?"),
     ("If x is equal to 5 and y and z are equal to 3, what is x?", "If x equals 5 and y and z equal 3, what is x?"),
     ("A card is drawn at random. In the beginning, there were 52 cards.",
-     "A card is drawn randomly. At first, there were 52 cards."),
+     "A card is taken randomly. At first, there were 52 cards."),
     ("Because of the rain, 4 games were moved. Find out how many remain.",
      "Due to the rain, 4 games were moved. Determine how many remain."),
     # a verb with its object or its "to"-infinitive; everyday nouns at every mention
@@ -43,6 +43,18 @@ from ml.generation.rewording import LEXICON, reword
     ("A train running at 54 km/hr crosses a pole in 9 seconds.", "A train traveling at 54 km/hr passes a pole in 9 seconds."),
     ("Rs. 800 grows at 5% per annum. In what time will it double?",
      "Rs. 800 grows at 5% per year. In how much time will it double?"),
+    # exam words, each only in the sense a word problem gives it
+    ("A train leaves Delhi at 6 am and covers 300 km in 5 hours.",
+     "A train departs from Delhi at 6 am and travels 300 km in 5 hours."),
+    ("Rs. 5600 is divided among A, B and C.", "Rs. 5600 is shared among A, B and C."),
+    ("Pipe A can empty the cistern in 6 hours.", "Pipe A can drain the tank in 6 hours."),
+    ("A coin is tossed 3 times.", "A coin is flipped 3 times."),
+    ("He picks a card from a pack of 52 cards.", "He selects a card from a pack of 52 cards."),
+    ("Each letter represents a digit.", "Each letter stands for a digit."),
+    ("A shopkeeper sells an article at a profit of 20%.", "A shopkeeper sells an item at a profit of 20%."),
+    ("The committee consists of 5 men. Two successive discounts are given.",
+     "The committee is made up of 5 men. Two consecutive discounts are given."),
+    ("5 labourers can finish the job in 10 days.", "5 workers can complete the job in 10 days."),
     # a phrase's output is not turned back by a word swap, nor a word swap's by a phrase
     ("They arrived simultaneously. At the same time, Bob left.", "They arrived at the same time. Simultaneously, Bob left."),
 ])
@@ -70,6 +82,10 @@ def test_safe_swaps_are_written_in(text, expected):
     ("A man runs 5 km and did his homework.", None),          # a person runs; homework is not "a work"
     # an inverted question: "work" is the verb, which the tagger reads as the object of "did"
     ("A machine made 9 shirts. How many minutes did the machine work today?", None),
+    ("A number is divided by 5 and leaves a remainder of 3.", None),  # a division, not a sharing out
+    ("Draw a line of 5 cm and cover the floor.", None),      # "take a line", "travel the floor"
+    ("He picked 5 apples.", None),                           # only balls, cards and the like are "selected"
+    ("The man leaves a tip of $5.", None),                   # a vehicle departs; a man leaves a tip
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
 ])
