@@ -68,7 +68,12 @@ class Swap:
     - ``"drawn"``: what is picked or drawn is a ball, a card or a like token ("two balls are drawn",
       not "draw a line");
     - ``"sharing_out"``: something is divided among or between people ("divided among A, B and C",
-      not "divided by 5").
+      not "divided by 5");
+    - ``"determined"``: the noun has a determiner, a possessive or an adjective ("the examination",
+      "his final examination": a test someone takes; not "without examination", looking at a thing);
+    - ``"chosen"``: the verb has an object or a passive subject ("3 people are selected");
+    - ``"superlative"``: a superlative right before its noun ("the greatest number", not "the
+      greatest common divisor", a term of its own).
     """
 
     lemma: str
@@ -86,7 +91,7 @@ LEXICON: tuple[Swap, ...] = (
     Swap("start", "VERB", "begin"), Swap("begin", "VERB", "start"),
     Swap("finish", "VERB", "complete", "object"), Swap("complete", "VERB", "finish", "object"),
     Swap("contain", "VERB", "hold", "object"), Swap("own", "VERB", "have", "object"),
-    Swap("select", "VERB", "choose", "object"), Swap("choose", "VERB", "select", "object"),
+    Swap("select", "VERB", "choose", "chosen"), Swap("choose", "VERB", "select", "chosen"),
     Swap("hire", "VERB", "employ", "object"), Swap("employ", "VERB", "hire", "object"),
     Swap("donate", "VERB", "give", "object"),
     Swap("try", "VERB", "attempt", "to"), Swap("attempt", "VERB", "try", "to"),
@@ -115,7 +120,7 @@ LEXICON: tuple[Swap, ...] = (
     Swap("yearly", "ADJ", "annual", "modifier"), Swap("specific", "ADJ", "particular", "modifier"),
     Swap("various", "ADJ", "different", "plural"), Swap("quick", "ADJ", "fast", "modifier"),
     Swap("successive", "ADJ", "consecutive", "modifier"), Swap("maximum", "ADJ", "greatest", "modifier"),
-    Swap("minimum", "ADJ", "least", "modifier"),
+    Swap("minimum", "ADJ", "least", "modifier"), Swap("great", "ADJ", "large", "superlative"),
     # adverbs
     Swap("initially", "ADV", "at first"), Swap("originally", "ADV", "at first"),
     Swap("currently", "ADV", "at present"), Swap("approximately", "ADV", "roughly"),
@@ -127,6 +132,7 @@ LEXICON: tuple[Swap, ...] = (
     Swap("nearly", "ADV", "almost"), Swap("almost", "ADV", "nearly"),
     Swap("finally", "ADV", "in the end"), Swap("eventually", "ADV", "in the end"),
     Swap("additionally", "ADV", "also"), Swap("instantly", "ADV", "immediately"),
+    Swap("altogether", "ADV", "in total"),
     # nouns
     Swap("store", "NOUN", "shop"), Swap("shop", "NOUN", "store"), Swap("kid", "NOUN", "child"),
     Swap("pupil", "NOUN", "student"),
@@ -138,6 +144,7 @@ LEXICON: tuple[Swap, ...] = (
     Swap("film", "NOUN", "movie"), Swap("automobile", "NOUN", "car"), Swap("vacation", "NOUN", "holiday"),
     Swap("employee", "NOUN", "worker"), Swap("labourer", "NOUN", "worker"), Swap("laborer", "NOUN", "worker"),
     Swap("workman", "NOUN", "worker"), Swap("cistern", "NOUN", "tank"), Swap("article", "NOUN", "item"),
+    Swap("examination", "NOUN", "exam", "determined"),
     # determiners
     Swap("each", "DET", "every", "time"), Swap("every", "DET", "each", "time"),
 )
@@ -247,6 +254,13 @@ def _holds(token: Token, needs: str) -> bool:
         things = _things(token)
         wanted = {"distance": _DISTANCES, "container": _CONTAINERS, "coin": {"coin"}, "drawn": _TOKENS}[needs]
         return bool(things) and all(t in wanted for t in things)
+    if needs == "determined":
+        return any(c.dep_ in ("det", "poss", "amod") for c in children)
+    if needs == "chosen":
+        return bool(_things(token))
+    if needs == "superlative":
+        head = token.head
+        return token.tag_ == "JJS" and token.dep_ == "amod" and head.i == token.i + 1 and head.pos_ == "NOUN"
     if needs == "sharing_out":
         return any(c.dep_ == "prep" and c.lower_ in ("among", "between", "amongst") for c in children)
     if needs == "departure":

@@ -55,6 +55,10 @@ from ml.generation.rewording import LEXICON, reword
     ("The committee consists of 5 men. Two successive discounts are given.",
      "The committee is made up of 5 men. Two consecutive discounts are given."),
     ("5 labourers can finish the job in 10 days.", "5 workers can complete the job in 10 days."),
+    ("What is the greatest number that divides 43 and 91?", "What is the largest number that divides 43 and 91?"),
+    ("In how many ways can 3 people be selected from 10? He passed the examination.",
+     "In how many ways can 3 people be chosen from 10? He passed the exam."),
+    ("How many apples are there altogether?", "How many apples are there in total?"),
     # a phrase's output is not turned back by a word swap, nor a word swap's by a phrase
     ("They arrived simultaneously. At the same time, Bob left.", "They arrived at the same time. Simultaneously, Bob left."),
 ])
@@ -85,6 +89,10 @@ def test_safe_swaps_are_written_in(text, expected):
     ("A number is divided by 5 and leaves a remainder of 3.", None),  # a division, not a sharing out
     ("Draw a line of 5 cm and cover the floor.", None),      # "take a line", "travel the floor"
     ("He picked 5 apples.", None),                           # only balls, cards and the like are "selected"
+    ("What is the greatest common divisor of 12 and 18?", None),  # a term of its own
+    ("He chose to walk.", None),                             # "selected to walk" is not English
+    # "examination" as looking at a thing, not a test: "without exam the color"
+    ("He picks out one pair without examination the color.", "He picks out one pair without examination the color."),
     ("The man leaves a tip of $5.", None),                   # a vehicle departs; a man leaves a tip
     # one mention cannot change ("the kids' tickets"), so no mention does
     ("Tom bought 4 kids' tickets. The kids bought 2 more.", "Tom purchased 4 kids' tickets. The kids purchased 2 more."),
