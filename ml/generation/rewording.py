@@ -60,20 +60,14 @@ class Swap:
     - ``"vehicle"``: a vehicle does it ("a train running at 54 km/hr", not "a man runs");
     - ``"point"``: a vehicle passes something without length ("crosses a pole", not "crosses a
       bridge", whose length counts);
-    - ``"departure"``: a vehicle leaves a place it names ("a train leaves Delhi", not "leaves a
-      remainder");
-    - ``"distance"``: what is covered is a distance ("covers 30 km", not "covers the floor");
-    - ``"container"``: what is emptied holds a liquid ("empties the tank");
-    - ``"coin"``: a coin is tossed;
-    - ``"drawn"``: what is picked or drawn is a ball, a card or a like token ("two balls are drawn",
-      not "draw a line");
-    - ``"sharing_out"``: something is divided among or between people ("divided among A, B and C",
-      not "divided by 5");
-    - ``"determined"``: the noun has a determiner, a possessive or an adjective ("the examination",
-      "his final examination": a test someone takes; not "without examination", looking at a thing);
+    - ``"departure"``: a vehicle leaves a place it names ("a train leaves Delhi", not "leaves a remainder");
+    - ``"distance"``, ``"container"``, ``"coin"``, ``"drawn"``: what the verb acts on is a distance
+      ("covers 30 km", not "covers the floor"), holds a liquid ("empties the tank"), is a coin, or is a
+      ball, card or like token ("two balls are drawn", not "draw a line");
+    - ``"sharing_out"``: divided among or between ("divided among A and B", not "divided by 5");
+    - ``"determined"``: with a determiner, possessive or adjective ("the examination", not "without examination");
     - ``"chosen"``: the verb has an object or a passive subject ("3 people are selected");
-    - ``"superlative"``: a superlative right before its noun ("the greatest number", not "the
-      greatest common divisor", a term of its own).
+    - ``"superlative"``: right before its noun ("the greatest number", not "greatest common divisor").
     """
 
     lemma: str
@@ -131,8 +125,7 @@ LEXICON: tuple[Swap, ...] = (
     Swap("completely", "ADV", "entirely"), Swap("entirely", "ADV", "completely"),
     Swap("nearly", "ADV", "almost"), Swap("almost", "ADV", "nearly"),
     Swap("finally", "ADV", "in the end"), Swap("eventually", "ADV", "in the end"),
-    Swap("additionally", "ADV", "also"), Swap("instantly", "ADV", "immediately"),
-    Swap("altogether", "ADV", "in total"),
+    Swap("additionally", "ADV", "also"), Swap("instantly", "ADV", "immediately"), Swap("altogether", "ADV", "in total"),
     # nouns
     Swap("store", "NOUN", "shop"), Swap("shop", "NOUN", "store"), Swap("kid", "NOUN", "child"),
     Swap("pupil", "NOUN", "student"),
@@ -187,11 +180,9 @@ _SHARING_VERBS = frozenset({"divide", "share", "split", "distribute", "spread", 
 _FIXED_MODIFIERS = frozenset({"round", "return", "field", "business", "day", "school", "general", "department",
                               "convenience", "grocery", "thrift", "candy", "toy", "pet", "book", "maiden", "road"})
 _BY_KEY = {(s.lemma, s.pos): s for s in LEXICON}
-_DISTANCES = frozenset({"distance", "journey", "km", "kilometre", "kilometer", "mile", "metre", "meter", "way",
-                        "stretch", "route"})
+_DISTANCES = frozenset({"distance", "journey", "km", "kilometre", "kilometer", "mile", "metre", "meter", "route"})
 _CONTAINERS = frozenset({"tank", "cistern", "pool", "reservoir", "bucket", "tub", "drum", "barrel", "vessel"})
-_TOKENS = frozenset({"ball", "card", "marble", "ticket", "chip", "bead", "sock", "bulb", "coin", "pen", "pencil",
-                     "disc", "token", "slip"})
+_TOKENS = frozenset({"ball", "card", "marble", "ticket", "chip", "bead", "sock", "bulb", "coin", "disc", "token"})
 _WORK = frozenset({"work", "job", "task", "piece", "assignment", "project"})
 _VEHICLES = frozenset({"train", "car", "bus", "truck", "boat", "ship", "vehicle", "motorboat", "steamer", "lorry",
                        "tram", "jeep", "van", "taxi", "scooter", "motorcycle"})
