@@ -84,3 +84,14 @@ def test_passes_are_checked_against_peoples_usefulness(tmp_path):
     assert said[0].startswith("Pass 1") and "2 of 3 agree" in said[0]
     assert said[1].startswith("Pass 2") and "3 of 3 agree" in said[1]
     assert said[2].startswith("The passes together") and "3 of 3 agree" in said[2]
+
+
+def test_useful_checks_are_valid_shared_candidates_half_not_useful():
+    import random
+
+    from benchmarks.blind import useful_checks
+
+    checks = useful_checks(10, random.Random(1))
+    assert len(checks) == 10 and {c["source"] for c in checks} == {"useful_check"}
+    assert sum(c["gold"] == "no" for c in checks) == 5 and sum(c["gold"] == "yes" for c in checks) == 5
+    assert all(c["original"] and c["rewrite"] and c["original"] != c["rewrite"] for c in checks)
