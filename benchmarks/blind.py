@@ -30,7 +30,7 @@ _STORE_FIELDS = ["key", "valid", "useful", "passes", "batch"]
 
 __all__ = [
     "AQUA_CHECKS", "STORE", "LabelLookup", "at_least", "label_key", "make_blind_batch", "read_blind", "read_blind_dirs",
-    "read_blind_useful", "store_labels", "stored_labels", "useful_checks",
+    "read_blind_useful", "shared_candidates", "store_labels", "stored_labels", "useful_checks",
 ]
 
 
@@ -101,12 +101,18 @@ def at_least(probabilities: list[float], k: int) -> float:
     return sum(dist[k:])
 
 
+def shared_candidates(data: Path = DATA) -> list[dict]:
+    """The rows of the shared labelled candidates (``labels/aqua_dev_candidates_val.csv``: question,
+    augmented, final_label, useful, generator, …)."""
+    with (data / "labels" / "aqua_dev_candidates_val.csv").open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
 def useful_checks(count: int, rng: random.Random, data: Path = DATA) -> list[dict]:
     """``count`` valid candidates of the shared labelled set with people's usefulness verdict, half
     of them called not useful (EDA's word salad left out: it tests nothing about wording), as batch
     items of source ``useful_check`` whose gold is "yes" or "no"."""
-    shared = list(csv.DictReader(open(data / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8")))
-    valid = [r for r in shared if r["final_label"] == "1" and r["generator"] != "eda"]
+    valid = [r for r in shared_candidates(data) if r["final_label"] == "1" and r["generator"] != "eda"]
     no = [r for r in valid if r["useful"] == "no"]
     yes = [r for r in valid if r["useful"] == "yes"]
     picked = rng.sample(no, min(len(no), count // 2))
@@ -204,7 +210,7 @@ def read_blind_useful(work: Path, passes: list[Path], *, store: bool | Path = Tr
             useful = valid and all(_truthy(rows[x].get("useful")) for rows in said)
             labels[(batch[x]["original"].strip(), batch[x]["rewrite"].strip())] = (valid, useful)
     if store:
-        store_labels(labels, batch=work.name, passes=len(said), **({"path": store} if isinstance(store, Path) else {}))
+        store_labels(labels, batch=work.name, passes=len(said), path=store if isinstance(store, Path) else STORE)
     return labels, lines + [""]
 
 

@@ -21,7 +21,6 @@ candidates counted as labelled, the others at the generator's valid-and-useful r
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import random
@@ -37,20 +36,19 @@ DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"  # beside what paraphrase hands out
 
 from blind import (LabelLookup, at_least, make_blind_batch, read_blind_dirs, read_blind_useful,  # noqa: E402
-                   stored_labels)
+                   shared_candidates, stored_labels)
 
 
 def gold_labels() -> dict[tuple[str, str], tuple[bool, bool]]:
-    rows = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
     return {(r["question"].strip(), r["augmented"].strip()): (r["final_label"] == "1", r["useful"].strip() == "yes")
-            for r in rows}
+            for r in shared_candidates()}
 
 
 def before_repairs() -> dict[str, tuple[int, int]]:
     """(valid, labelled) per generator in the shared labels: the earlier, unrepaired generators'
     candidates on the AQuA dev problems."""
     out: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for r in csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8")):
+    for r in shared_candidates():
         out[r["generator"]][0] += r["final_label"] == "1"
         out[r["generator"]][1] += 1
     return {k: (v[0], v[1]) for k, v in out.items()}

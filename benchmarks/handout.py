@@ -22,7 +22,6 @@ Results go to ``docs/results/handout.md`` (``--out``).
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -39,12 +38,11 @@ DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
 
 from blind import (LabelLookup, at_least, make_blind_batch, read_blind_dirs, read_blind_useful,  # noqa: E402
-                   stored_labels)
+                   shared_candidates, stored_labels)
 
 
 def labels() -> dict[tuple[str, str], dict]:
-    rows = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
-    return {(r["question"].strip(), r["augmented"].strip()): r for r in rows}
+    return {(r["question"].strip(), r["augmented"].strip()): r for r in shared_candidates()}
 
 
 def run_arm(problems: list[str], *, k: int, judge: bool, out: Path, llm: Path | None = None) -> None:

@@ -17,7 +17,6 @@ verdicts; the report compares the two and gives the handout's coverage under eac
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import random
 import sys
@@ -25,7 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from blind import DATA, REPO, label_key, make_blind_batch, read_blind_useful, stored_labels  # noqa: E402
+from blind import (REPO, label_key, make_blind_batch, read_blind_useful, shared_candidates,  # noqa: E402
+                   stored_labels)
 
 USEFUL_CHECKS = 10
 RELABELLED = REPO / "benchmarks" / "labels" / "useful_relabel.csv"
@@ -33,8 +33,7 @@ RELABELLED = REPO / "benchmarks" / "labels" / "useful_relabel.csv"
 
 def handed_out(runs: list[Path]) -> list[dict]:
     """Distinct (problem, variant) of the runs' ``judge.jsonl`` lines that the shared labels lack."""
-    shared = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
-    held = {(r["question"].strip(), r["augmented"].strip()) for r in shared}
+    held = {(r["question"].strip(), r["augmented"].strip()) for r in shared_candidates()}
     seen: dict[tuple[str, str], dict] = {}
     for run in runs:
         for line in run.open(encoding="utf-8"):
@@ -88,19 +87,23 @@ def read(work: Path, runs: list[Path], store: Path = RELABELLED) -> list[str]:
         "| handout run | usefulness from | problems | ≥ 1 valid & useful | ≥ 3 | ≥ 5 |",
         "|---|---|---|---|---|---|",
     ]
-    shared = csv.DictReader(open(DATA / "labels" / "aqua_dev_candidates_val.csv", newline="", encoding="utf-8"))
-    people = {label_key(r["question"], r["augmented"]): r["final_label"] == "1" and r["useful"] == "yes" for r in shared}
-    rules = {
-        "the first labels": lambda k: people[k] if k in people else first.get(k, (False, False))[1],
-        "the second labels": lambda k: people[k] if k in people else again.get(k, first.get(k, (False, False)))[1],
-        "both (all four passes)": lambda k: people[k] if k in people else (
-            first.get(k, (False, False))[1] and again.get(k, (False, False))[1]),
-        "either": lambda k: people[k] if k in people else (
-            first.get(k, (False, False))[1] or again.get(k, (False, False))[1]),
+    people = {label_key(r["question"], r["augmented"]): r["final_label"] == "1" and r["useful"] == "yes"
+              for r in shared_candidates()}
+    rules = {  # a text the shared labels lack: (first, second or None where not labelled again) -> useful
+        "the first labels": lambda a, b: a,
+        "the second labels": lambda a, b: a if b is None else b,
+        "both (all four passes)": lambda a, b: a and bool(b),
+        "either": lambda a, b: a or bool(b),
     }
+
+    def verdict(rule, key: str) -> bool:
+        if key in people:
+            return people[key]
+        return rule(first.get(key, (False, False))[1], again[key][1] if key in again else None)
+
     for run in runs:
-        for name, verdict in rules.items():
-            n, counts = _coverage(run, verdict)
+        for name, rule in rules.items():
+            n, counts = _coverage(run, lambda key: verdict(rule, key))
             cells = " | ".join(f"{100 * sum(c >= t for c in counts) / n:.1f} %" for t in (1, 3, 5))
             lines.append(f"| `{run}` | {name} | {n} | {cells} |")
     return lines
