@@ -50,8 +50,6 @@ from paraphrases.generation import generation_start
 from paraphrases.models import TEST_GENERATOR_PREFIX, Candidate
 
 DEMO_DATASET = "demo"
-# Problems the demo's tiny STEAD rewrites for PAP's corpus, and that STEAD and PAP generate for.
-DEMO_NEURAL_PROBLEMS = 8
 # Rule generators of the default set whose blind-labelled outputs were valid in ≥ 95 % of cases.
 DEMO_POSITIVE_FALLBACK = ("reorder", "pp_permutation", "passive", "entity_substitution", "pp_permutation+reorder")
 DEMO_DESCRIPTION = "Self-written algebraic word problems (money, speed, work, mixtures, ages, percentages) for trying paralab out."
@@ -277,7 +275,7 @@ def step_neural(ctx: DemoContext) -> str:
     """Tiny STEAD and PAP (SCANNING) trained on the demo problems, a few minutes on a 2-core CPU
     (``PARALAB_DEMO_NEURAL_SECONDS`` per model), then both generate over the demo problems so
     their candidates appear beside the rule-based ones on the candidates page, the paraphrase page
-    and in the annotation queue (the first ``DEMO_NEURAL_PROBLEMS`` problems: decoding takes
+    and in the annotation queue (the first ``PARALAB_DEMO_NEURAL_PROBLEMS`` problems: decoding takes
     seconds per problem on a CPU). Each part is skipped once done (an active version; stored
     candidates); ``PARALAB_DEMO_NEURAL=0`` skips the step. A tiny model may produce nothing that
     keeps the numbers: the summary says so instead of failing the demo."""
@@ -293,7 +291,7 @@ def step_neural(ctx: DemoContext) -> str:
         # PAP's corpus comes from STEAD decoding a few problems (seconds each on a CPU)
         job = scanning_train_start(kind=kind, dataset_names=[dataset.name], preset="tiny", activate=True,
                                    max_seconds=settings.PARALAB_DEMO_NEURAL_SECONDS, user=ctx.staff, enqueue=False,
-                                   max_problems=None if kind == "stead" else DEMO_NEURAL_PROBLEMS)
+                                   max_problems=None if kind == "stead" else settings.PARALAB_DEMO_NEURAL_PROBLEMS)
         task_named(tasks.SCANNING_TRAIN).apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:
@@ -303,7 +301,7 @@ def step_neural(ctx: DemoContext) -> str:
     ready = [kind for kind in ("stead", "pap") if modelversion_active(kind=kind) is not None]
     if ready and not Candidate.objects.filter(problem__dataset=dataset, generator__in=ready).exists():
         job = generation_start(dataset=dataset, generators=ready, user=ctx.staff, enqueue=False,
-                               max_problems=DEMO_NEURAL_PROBLEMS)
+                               max_problems=settings.PARALAB_DEMO_NEURAL_PROBLEMS)
         task_named(tasks.GENERATE).apply(args=[job.pk])
         job.refresh_from_db()
         if job.status != Job.Status.SUCCEEDED:

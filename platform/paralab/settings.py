@@ -368,6 +368,8 @@ PARALAB_JUDGE_REFIT_EVERY = env_int("PARALAB_JUDGE_REFIT_EVERY", 50)
 # manage.py demo trains tiny STEAD and PAP versions on the demo problems (0: skip), this many seconds each.
 PARALAB_DEMO_NEURAL = env_int("PARALAB_DEMO_NEURAL", 1) != 0
 PARALAB_DEMO_NEURAL_SECONDS = env_int("PARALAB_DEMO_NEURAL_SECONDS", 90)
+# ... and decodes this many demo problems with them (seconds each on a CPU).
+PARALAB_DEMO_NEURAL_PROBLEMS = env_int("PARALAB_DEMO_NEURAL_PROBLEMS", 8)
 # The SCANNING preset ("tiny" or "paper") of training runs started without one, and of STEAD/PAP decoding.
 PARALAB_SCANNING_PRESET = env_str("PARALAB_SCANNING_PRESET", "paper")
 if PARALAB_SCANNING_PRESET not in {"tiny", "paper"}:

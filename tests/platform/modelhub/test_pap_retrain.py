@@ -26,11 +26,13 @@ class PapRetrainTests(ScanningSettingsMixin, TestCase):
                                  PARALAB_RETRAIN_TOLERANCE=0.0, PARALAB_RETRAIN_MIN_NEW=1)
         override.enable()
         self.addCleanup(override.disable)
-        # a tiny PAP that sees its few pairs often enough to say something (not an empty string)
+        # a tiny PAP that sees its few pairs often enough to say something (not an empty string);
+        # measuring it on the held-out problems (decoding) is most of each retrain's time, so it
+        # decodes with one prompt and short outputs: the gate's logic is what these tests are about
         from ml.stead import config
 
         patch = mock.patch.dict(config.PRESETS, {"tiny": config.PRESETS["tiny"].with_overrides(
-            epochs=30, learning_rate=2e-3)})
+            epochs=30, learning_rate=2e-3, max_new_tokens=32, pap_prompts=("replace shuffle",))})
         patch.start()
         self.addCleanup(patch.stop)
         # annotators agreed on STEAD outputs of every training problem: one valid, one invalid each

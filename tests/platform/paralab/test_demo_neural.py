@@ -16,7 +16,7 @@ from ..paraphrases.helpers import ParaQDSettingsMixin
 class DemoNeuralStepTests(ParaQDSettingsMixin, TestCase):
     def test_demo_trains_stead_and_pap_and_shows_their_candidates(self):
         lines = []
-        with override_settings(PARALAB_DEMO_NEURAL=True, PARALAB_DEMO_NEURAL_SECONDS=40,
+        with override_settings(PARALAB_DEMO_NEURAL=True, PARALAB_DEMO_NEURAL_SECONDS=40, PARALAB_DEMO_NEURAL_PROBLEMS=3,
                                PARALAB_SEQ2SEQ_BASE="smollm2", PARALAB_FLUENCY_LM="kneser-ney",
                                PARALAB_SCANNING_PRESET="tiny", PARALAB_NEURAL_GATE_PROBLEMS=2):
             demo_prepare(log=lines.append)
