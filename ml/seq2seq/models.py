@@ -22,10 +22,12 @@ Nothing is downloaded. A saved model is a folder with safetensors weights, the t
 """
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import logging
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -290,7 +292,12 @@ def _minilm() -> tuple[Any, Any]:
     return network, tokenizer
 
 
-def _smollm2() -> tuple[Any, Any]:
+@lru_cache(maxsize=1)
+def _smollm2_weights() -> tuple[Any, dict, Any]:
+    """SmolLM2-135M's config, float32 weights and tokenizer, read from its GGUF once per process:
+    dequantizing the GGUF file and building its tokenizer take most of a minute on a 2-core CPU,
+    and a run that trains STEAD and then PAP (the demo, a worker) builds the base twice. Holds one
+    copy of the weights (about 0.5 GB) for the life of the process."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -301,14 +308,24 @@ def _smollm2() -> tuple[Any, Any]:
     tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=name)
     loaded = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, dtype=torch.float32)
     # The GGUF weights come dequantized to float32, but the model stays flagged as quantized and
-    # refuses save_pretrained: rebuild a plain model from its config and copy the weights over.
+    # refuses save_pretrained: a plain model is rebuilt from its config and the weights copied over.
     config = loaded.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
-    network = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    network.load_state_dict(loaded.state_dict())
+    weights = {key: value.detach().clone() for key, value in loaded.state_dict().items()}
+    return config, weights, tokenizer
+
+
+def _smollm2() -> tuple[Any, Any]:
+    """A fresh SmolLM2-135M to train (its own weights and tokenizer; the cache is never trained)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    config, weights, tokenizer = _smollm2_weights()
+    network = AutoModelForCausalLM.from_config(copy.deepcopy(config), dtype=torch.float32)
+    network.load_state_dict(weights)  # copies into the new model's own tensors
     network.tie_weights()
-    return network, tokenizer
+    return network, copy.deepcopy(tokenizer)
 
 
 def _hub(base: str) -> tuple[Any, Any, bool]:
