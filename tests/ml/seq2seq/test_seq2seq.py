@@ -251,6 +251,20 @@ def test_offline_pretrained_bases_train_one_step_and_generate(base, tmp_path):
                           max_new_tokens=12) == outputs
 
 
+@pytest.mark.slow
+def test_a_second_smollm2_build_starts_from_the_base_not_from_what_the_first_one_became():
+    first = build_text_model("smollm2")
+    with torch.no_grad():  # what an optimizer step does: the first build's own tensors change in place
+        for value in first.network.parameters():
+            value.add_(0.5)
+    first.tokenizer.padding_side = "left" if first.tokenizer.padding_side == "right" else "right"
+    second, fresh = build_text_model("smollm2"), build_text_model("smollm2")
+    changed = dict(first.network.named_parameters())
+    assert all(not torch.equal(value, changed[name]) for name, value in second.network.named_parameters())
+    assert all(torch.equal(a, b) for a, b in zip(second.network.parameters(), fresh.network.parameters()))
+    assert second.tokenizer.padding_side != first.tokenizer.padding_side
+
+
 def test_no_repeat_reads_only_the_generated_part_and_spares_exempt_tokens():
     prompt = [5, 6, 7]  # a decoder-only prompt: its n-grams may be copied
     processor = OutputNoRepeatNGramLogitsProcessor(3, offset=3)
