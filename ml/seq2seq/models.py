@@ -46,7 +46,8 @@ from .hub import ModelUnavailable
 from .restore import restore_from_source
 from .tokenizer import train_bpe_tokenizer
 
-__all__ = ["OFFLINE_BASES", "SCRATCH_SIZES", "TextModel", "build_text_model", "load_text_model", "smollm2_gguf"]
+__all__ = ["OFFLINE_BASES", "SCRATCH_SIZES", "TextModel", "build_text_model", "load_text_model", "smollm2_gguf",
+           "smollm2_weights"]
 
 logger = logging.getLogger(__name__)
 
@@ -293,7 +294,7 @@ def _minilm() -> tuple[Any, Any]:
 
 
 @lru_cache(maxsize=1)
-def _smollm2_weights() -> tuple[Any, dict, Any]:
+def smollm2_weights() -> tuple[Any, dict, Any]:
     """SmolLM2-135M's config, float32 weights and tokenizer, read from its GGUF once per process:
     dequantizing the GGUF file and building its tokenizer take most of a minute on a 2-core CPU,
     and a run that trains STEAD and then PAP (the demo, a worker) builds the base twice. Holds one
@@ -321,7 +322,7 @@ def _smollm2() -> tuple[Any, Any]:
     import torch
     from transformers import AutoModelForCausalLM
 
-    config, weights, tokenizer = _smollm2_weights()
+    config, weights, tokenizer = smollm2_weights()
     network = AutoModelForCausalLM.from_config(copy.deepcopy(config), dtype=torch.float32)
     network.load_state_dict(weights)  # copies into the new model's own tensors
     network.tie_weights()

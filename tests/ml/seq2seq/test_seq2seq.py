@@ -253,6 +253,10 @@ def test_offline_pretrained_bases_train_one_step_and_generate(base, tmp_path):
 
 @pytest.mark.slow
 def test_a_second_smollm2_build_starts_from_the_base_not_from_what_the_first_one_became():
+    from ml.noise.fluency import CausalLMFluency
+
+    fluency = CausalLMFluency(None, "cpu")  # reads the same dequantized weights
+    before = fluency.score(TEXTS[:2])
     first = build_text_model("smollm2")
     with torch.no_grad():  # what an optimizer step does: the first build's own tensors change in place
         for value in first.network.parameters():
@@ -263,6 +267,7 @@ def test_a_second_smollm2_build_starts_from_the_base_not_from_what_the_first_one
     assert all(not torch.equal(value, changed[name]) for name, value in second.network.named_parameters())
     assert all(torch.equal(a, b) for a, b in zip(second.network.parameters(), fresh.network.parameters()))
     assert second.tokenizer.padding_side != first.tokenizer.padding_side
+    assert fluency.score(TEXTS[:2]) == before  # nor the fluency LM the judge reads
 
 
 def test_no_repeat_reads_only_the_generated_part_and_spares_exempt_tokens():
