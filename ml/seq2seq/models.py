@@ -313,7 +313,7 @@ def smollm2_weights() -> tuple[Any, dict, Any]:
     config = loaded.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
-    weights = {key: value.detach().clone() for key, value in loaded.state_dict().items()}
+    weights = dict(loaded.state_dict())  # detached tensors; tied ones (embeddings, LM head) stay one tensor
     return config, weights, tokenizer
 
 
