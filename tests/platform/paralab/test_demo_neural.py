@@ -18,7 +18,7 @@ class DemoNeuralStepTests(ParaQDSettingsMixin, TestCase):
         lines = []
         with override_settings(PARALAB_DEMO_NEURAL=True, PARALAB_DEMO_NEURAL_SECONDS=40, PARALAB_DEMO_NEURAL_PROBLEMS=3,
                                PARALAB_SEQ2SEQ_BASE="smollm2", PARALAB_FLUENCY_LM="kneser-ney",
-                               PARALAB_SCANNING_PRESET="tiny", PARALAB_NEURAL_GATE_PROBLEMS=2):
+                               PARALAB_SCANNING_PRESET="tiny", PARALAB_NEURAL_GATE_PROBLEMS=1):
             demo_prepare(log=lines.append)
             stead, pap = modelversion_active(kind="stead"), modelversion_active(kind="pap")
             self.assertIsNotNone(stead, lines)
