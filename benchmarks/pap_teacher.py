@@ -143,10 +143,12 @@ def main() -> None:
         seconds = (time.time() - t0) / len(eval_problems)
         dumped += [{"set": set_name, "problem": p, "generator": "pap_llm_teacher", "text": o.text,
                     "s_per_problem": seconds} for p, x in zip(eval_problems, outs) for o in x]
-        results[set_name] = scanning.summarise(eval_problems, [[o.text for o in x] for x in outs], scorer)
-        results[set_name]["s_per_problem"] = seconds
-        scanning.log(f"{set_name}: PQI {scanning.fmt(results[set_name]['PQI'])}, "
-                     f"{results[set_name]['candidates']} outputs, {seconds:.1f} s a problem")
+        row = {**scanning.summarise(eval_problems, [[o.text for o in x] for x in outs], scorer),
+               "s_per_problem": seconds}
+        # scanning.py's report shape, which neural_labels.py --report reads (PQI, N, training)
+        results[set_name] = {"problems": len(eval_problems), "generators": {"PAP_LLM_TEACHER": row}}
+        scanning.log(f"{set_name}: PQI {scanning.fmt(row['PQI'])}, {row['candidates']} outputs, "
+                     f"{seconds:.1f} s a problem")
     args.dump.parent.mkdir(parents=True, exist_ok=True)
     args.dump.write_text("".join(json.dumps(row) + "\n" for row in dumped), encoding="utf-8")
     report = {"args": {k: str(v) for k, v in vars(args).items()}, "teacher_seconds": teacher_s,
