@@ -1,6 +1,6 @@
 """Benchmark: which check can gate the instruct LLM's rewrites (what a handout of them would need)?
 
-    python benchmarks/llm_gate.py dump --teacher var/pap-teacher/teacher.jsonl --out var/llm-gate/outputs.jsonl
+    python benchmarks/llm_gate.py dump --teacher var/pap-teacher/teacher.jsonl --dump var/llm-gate/outputs.jsonl
     python benchmarks/neural_labels.py make --dump var/llm-gate/outputs.jsonl --batch var/llm-gate/batch
     # two independent labelling passes of var/llm-gate/batch/blind_batch.csv (labels/GUIDELINES.md)
     python benchmarks/llm_gate.py read --dump var/llm-gate/outputs.jsonl --batch var/llm-gate/batch \\
@@ -72,7 +72,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("step", choices=("dump", "read"))
     parser.add_argument("--teacher", type=Path, help="dump: pap_teacher.py's teacher.jsonl")
-    parser.add_argument("--dump", "--out-dump", dest="dump", type=Path, required=True)
+    parser.add_argument("--dump", type=Path, required=True, help="the rewrites (dump writes it, read reads it)")
     parser.add_argument("--batch", type=Path, help="read: the blind batch folder with its pass_*.csv")
     parser.add_argument("--llm", help="read: the LLM check's model (a .gguf path, or smollm2)")
     parser.add_argument("--out", type=Path, default=OUT)
