@@ -32,6 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "benchmarks")]
+from benchmarks.results import prepend_run  # noqa: E402
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"  # beside what paraphrase hands out
 
@@ -263,11 +264,7 @@ def main() -> None:
             lines.append(f"| {name} | {'yes' if is_default(name) else 'no'} | {n} | {fmt(v / n)} | {fmt(u / n)} |")
     report = "\n".join(lines) + "\n"
     print(report)
-    previous = args.out.read_text() if args.out.is_file() else ""
-    head = "# What `paraphrase` hands out\n\n"
-    body = previous[len(head):] if previous.startswith(head) else previous
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(head + report + ("\n" + body if body else ""))
+    prepend_run(args.out, "# What `paraphrase` hands out\n\n", report)
     (args.work / "summary.json").write_text(json.dumps(results, indent=1))
 
 

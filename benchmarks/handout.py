@@ -37,6 +37,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 DATA = REPO.parent / "shared" / "data"
 OUT = REPO / "docs" / "results" / "handout.md"
 
+from results import prepend_run  # noqa: E402
 from blind import (LabelLookup, at_least, make_blind_batch, read_blind_dirs, read_blind_useful,  # noqa: E402
                    shared_candidates, stored_labels)
 
@@ -308,11 +309,7 @@ def main() -> None:
         lines.append(f"| {g} | " + " | ".join(cells) + " |")
     report = "\n".join(lines) + "\n"
     print(report)
-    previous = args.out.read_text() if args.out.is_file() else ""
-    head = "# What `paraphrase` hands out\n\n"
-    body = previous[len(head):] if previous.startswith(head) else previous
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(head + report + ("\n" + body if body else ""))
+    prepend_run(args.out, "# What `paraphrase` hands out\n\n", report)
     (args.work / "summary.json").write_text(json.dumps(results, indent=1))
 
 

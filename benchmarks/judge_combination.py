@@ -24,6 +24,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "scripts")]
+from benchmarks.results import prepend_run  # noqa: E402
 OUT = REPO / "docs" / "results" / "judge.md"
 
 
@@ -105,10 +106,7 @@ def main() -> None:
               "AQUA_test; no arm reaches either.", ""]
     text = "\n".join(lines)
     print(text)
-    head = "# Judges on AQUA_test: calibrated ParaQD and the numeracy-aware judge\n\n"
-    previous = OUT.read_text()
-    body = previous[len(head):] if previous.startswith(head) else previous
-    OUT.write_text(head + text + "\n" + body)
+    prepend_run(OUT, "# Judges on AQUA_test: calibrated ParaQD and the numeracy-aware judge\n\n", text)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ OUT = REPO / "docs" / "results" / "llm-gate.md"
 
 from benchmarks.blind import read_blind_useful  # noqa: E402
 from benchmarks.neural_labels import outputs, shipped_judge_probabilities  # noqa: E402
+from benchmarks.results import prepend_run  # noqa: E402
 
 
 def teacher_rows(teacher: Path, generator: str = "instruct_llm") -> list[dict]:
@@ -141,10 +142,7 @@ def main() -> None:
               f"valid among them {sum(passed)} of {len(passed)}."]
     text = "\n".join(lines) + "\n"
     print(text)
-    head = "# What could gate the instruct LLM's rewrites\n\n"
-    previous = args.out.read_text() if args.out.is_file() else ""
-    body = previous[len(head):] if previous.startswith(head) else previous
-    args.out.write_text(head + text + ("\n" + body if body else ""))
+    prepend_run(args.out, "# What could gate the instruct LLM's rewrites\n\n", text)
 
 
 if __name__ == "__main__":

@@ -281,11 +281,9 @@ def main() -> None:
               "", f"![held-out AUC against labels]({args.out.with_suffix('.svg').name})", ""]
     report = "\n".join(lines)
     print(report)
-    head = "# What each batch of labels buys the judge\n\n"
-    previous = args.out.read_text() if args.out.is_file() else ""
-    body = previous[len(head):] if previous.startswith(head) else previous
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(head + report + ("\n" + body if body else ""))
+    from benchmarks.results import prepend_run
+
+    prepend_run(args.out, "# What each batch of labels buys the judge\n\n", report)
     args.out.with_suffix(".svg").write_text(svg(curves, "auc", "held-out ROC AUC of the deciding judge"
                                                 + (f" (mean of {len(args.seeds)} seeds)" if len(args.seeds) > 1 else "")))
     args.out.with_suffix(".json").write_text(json.dumps({"curves": curves, "runs": runs, "seeds": args.seeds},

@@ -33,6 +33,7 @@ sys.path[:0] = [str(REPO)]
 OUT = REPO / "docs" / "results" / "neural-labels.md"
 
 from benchmarks.blind import make_blind_batch, read_blind_useful  # noqa: E402
+from benchmarks.results import prepend_run  # noqa: E402
 
 
 def outputs(path: Path) -> list[dict]:
@@ -222,10 +223,7 @@ def main() -> None:
                      f"{'–' if per_variant is None else f'{per_variant:.2f}'} | {judge_cells(mine, verdicts)} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    head = "# Neural generators' outputs, labelled blind\n\n"
-    previous = args.out.read_text() if args.out.is_file() else ""
-    body = previous[len(head):] if previous.startswith(head) else previous
-    args.out.write_text(head + text + ("\n" + body if body else ""))
+    prepend_run(args.out, "# Neural generators' outputs, labelled blind\n\n", text)
 
 
 if __name__ == "__main__":
