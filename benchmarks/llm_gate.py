@@ -31,7 +31,7 @@ sys.path[:0] = [str(REPO)]
 OUT = REPO / "docs" / "results" / "llm-gate.md"
 
 from benchmarks.blind import read_blind_useful  # noqa: E402
-from benchmarks.neural_labels import outputs, shipped_judge_probabilities  # noqa: E402
+from benchmarks.neural_labels import outputs, shipped_judge_scores  # noqa: E402
 from benchmarks.results import prepend_run  # noqa: E402
 
 
@@ -85,35 +85,23 @@ def main() -> None:
         print(f"{args.dump}: {len(rows)} rewrites of {len({r['problem'] for r in rows})} problems")
         return
 
-    from ml.judge import ALL_FEATURE_NAMES, batch_features, sentence_transformer_tokens, sentence_transformer_words
+    from ml.judge import ALL_FEATURE_NAMES
     from ml.judge.features import FEATURE_SIGNS
     from ml.metrics.classification import roc_auc
-    from ml.noise.fluency import CausalLMFluency
-    from ml.paraqd.model import get_scorer, resolve_encoder_path
 
     passes = sorted(args.batch.glob("pass_*.csv"))
     labels, agreement = read_blind_useful(args.batch, passes, store=False)
     rows = [r for r in outputs(args.dump) if (r["problem"].strip(), r["text"].strip()) in labels]
-    seen, labelled = set(), []
-    for r in rows:
-        pair = (r["problem"].strip(), r["text"].strip())
-        if pair not in seen:
-            seen.add(pair)
-            labelled.append(pair)
+    labelled = list(dict.fromkeys((r["problem"].strip(), r["text"].strip()) for r in rows))
     ys = [int(labels[p][0]) for p in labelled]
     groups = [p[0] for p in labelled]
     problems, texts = [p[0] for p in labelled], [p[1] for p in labelled]
     scores: dict[str, list[float]] = {}
-    probabilities, floor = shipped_judge_probabilities(labelled)
+    probabilities, floor, features = shipped_judge_scores(labelled)
     scores["shipped judge (calibrated probability)"] = probabilities
-    card = json.loads((REPO / "platform" / "modelhub" / "kinds" / "judge" / "shipped" / "card.json").read_text())
-    scorer = get_scorer(resolve_encoder_path(card["encoder"]), "cpu")
-    features = batch_features(problems, texts, cosines=[float(v) for v in scorer.score(problems, texts)],
-                              token_embedder=sentence_transformer_tokens(scorer.model),
-                              fluency_scorer=CausalLMFluency(None, "cpu", batch_size=16),
-                              word_embedder=sentence_transformer_words(scorer.model), english=True)
+    vectors = [f.vector(ALL_FEATURE_NAMES) for f in features]
     for i, name in enumerate(ALL_FEATURE_NAMES):
-        values = [f.vector(ALL_FEATURE_NAMES)[i] * FEATURE_SIGNS[name] for f in features]
+        values = [v[i] * FEATURE_SIGNS[name] for v in vectors]
         if len(set(values)) > 1:
             scores[f"feature: {name} (signed {FEATURE_SIGNS[name]:+d})"] = values
     if args.llm:

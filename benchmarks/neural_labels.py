@@ -98,6 +98,12 @@ def content_kept(problem: str, text: str) -> bool:
 def shipped_judge_probabilities(pairs: list[tuple[str, str]]) -> tuple[list[float], float]:
     """The shipped judge's calibrated probability of each (problem, output) pair and its handout
     floor: what would let the output through on a fresh installation (``ml`` only, no Django)."""
+    probabilities, floor, _ = shipped_judge_scores(pairs)
+    return probabilities, floor
+
+
+def shipped_judge_scores(pairs: list[tuple[str, str]]) -> tuple[list[float], float, list]:
+    """As :func:`shipped_judge_probabilities`, with the features the judge read for each pair."""
     import nltk
 
     from ml.judge import NumeracyJudge, batch_features, sentence_transformer_tokens, sentence_transformer_words
@@ -114,7 +120,7 @@ def shipped_judge_probabilities(pairs: list[tuple[str, str]]) -> tuple[list[floa
                               token_embedder=sentence_transformer_tokens(scorer.model),
                               fluency_scorer=CausalLMFluency(None, "cpu", batch_size=16),
                               word_embedder=sentence_transformer_words(scorer.model), english=True)
-    return judge.probability(features), float(card["handout_floor"])
+    return judge.probability(features), float(card["handout_floor"]), features
 
 
 def main() -> None:
