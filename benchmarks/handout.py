@@ -47,11 +47,14 @@ def labels() -> dict[tuple[str, str], dict]:
 
 
 def run_arm(problems: list[str], *, k: int, judge: bool, out: Path, llm: Path | None = None) -> None:
-    """One arm in a child process (own SQLite database, settings read at start); ``llm``: the
-    default generators plus ``instruct_llm`` on that GGUF file."""
+    """One arm in a child process (own SQLite database, settings read at start); ``llm``: that GGUF
+    file configured as the instruct LLM, so ``paraphrase`` with its defaults tops the rules up with
+    it where they give fewer than k likely useful variants (``PARALAB_LLM_FALLBACK``)."""
     env = dict(os.environ, PARALAB_SHIPPED_JUDGE="1" if judge else "0", DJANGO_SETTINGS_MODULE="paralab.settings")
+    env.pop("PARALAB_LLM_DIR", None)
+    env.pop("PARALAB_LLM_FILE", None)
     if llm is not None:
-        env.update(PARALAB_LLM_DIR=str(llm.parent), PARALAB_LLM_FILE=llm.name, HANDOUT_WITH_LLM="1")
+        env.update(PARALAB_LLM_DIR=str(llm.parent), PARALAB_LLM_FILE=llm.name, PARALAB_LLM_FALLBACK="1")
     with tempfile.TemporaryDirectory() as tmp:
         env["PARALAB_DATA_DIR"] = tmp
         env.pop("DATABASE_URL", None)
@@ -68,24 +71,21 @@ def child(problems_file: Path, k: int, out: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from ml.generation import available_generators
-    from paraphrases.generation import GenerationError, generation_resources
+    from paraphrases.generation import GenerationError
     from paraphrases.handout import paraphrase_variants
 
-    generators = None
-    if os.environ.get("HANDOUT_WITH_LLM") == "1":
-        generators = available_generators(generation_resources()) + ["instruct_llm"]
     problems = json.loads(problems_file.read_text())
     with out.open("w", encoding="utf-8") as handle:
         for n, text in enumerate(problems, start=1):
             started = time.perf_counter()
             try:
-                result = paraphrase_variants(text=text, k=k, generators=generators)
+                result = paraphrase_variants(text=text, k=k)
             except GenerationError as exc:  # refused as input (not English, no words): nothing handed out
                 result = {"candidates": 0, "passed": 0, "message": str(exc), "judge": None, "variants": []}
             handle.write(json.dumps({
                 "problem": text, "seconds": time.perf_counter() - started, "candidates": result["candidates"],
                 "passed": result["passed"], "message": result["message"], "judge": result["judge"],
+                "llm_asked": result.get("llm_asked", False),
                 "variants": [{"text": v["text"], "generator": v["generator"], "valid_probability": v["valid_probability"]}
                              for v in result["variants"]]}) + "\n")
             if n % 10 == 0:

@@ -51,6 +51,16 @@ def env_int(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
+
+
 def env_list(name: str, default: list[str]) -> list[str]:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
@@ -387,6 +397,15 @@ if PARALAB_SYNONYM_SOURCE not in {"auto", "wordnet", "embedding"}:
     raise ImproperlyConfigured(f"PARALAB_SYNONYM_SOURCE must be auto, wordnet or embedding, got {PARALAB_SYNONYM_SOURCE!r}")
 PARALAB_LLM_DIR = env_str("PARALAB_LLM_DIR", "")
 PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "")
+# With the instruct LLM configured (the two settings above), `paraphrase` / `POST paraphrase/` ask it
+# for more candidates when the default rules give fewer than k judged-valid variants likely to be
+# reworded enough (useful probability >= 0.5); its rewrites then pass the same judge. Off: the LLM
+# runs only when named. It adds seconds a problem on a CPU (docs/results/handout.md).
+PARALAB_LLM_FALLBACK = env_bool("PARALAB_LLM_FALLBACK", True)
+# The judge probability a neural generator's candidate (instruct LLM, STEAD, PAP, fill_mask) must
+# exceed to be handed out, when higher than the judge's own handout floor (fitted on blind labels of
+# the LLM's handed-out rewrites of AQuA dev problems: docs/results/handout.md).
+PARALAB_NEURAL_FLOOR = env_float("PARALAB_NEURAL_FLOOR", 0.0)
 # The longest problem text POST paraphrase/ and the paraphrase command accept.
 PARALAB_PARAPHRASE_MAX_CHARS = env_int("PARALAB_PARAPHRASE_MAX_CHARS", 4000)
 

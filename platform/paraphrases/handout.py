@@ -18,6 +18,8 @@ from jobs.services import job_create, job_enqueue
 from ml.generation import generate, get_generator
 from ml.input_checks import refusal_reason
 from ml.text.highlight import highlight_spans
+from modelhub.judging import decision_version
+from modelhub.kinds.judge.service import KIND as JUDGE_KIND
 from modelhub.kinds.paraqd import paraqd_default_model
 
 from .generation import DEFAULT_SEED, GenerationError, Progress, problem_seed, request_checked
@@ -80,7 +82,7 @@ def paraphrase_variants(
     ``{"variants": [{"text", "generator", "prompt", "valid_probability", "useful_probability", "reasons", "S",
     "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"},
     "candidates", "passed", "rejected", "rejected_reasons", "message", "judge", "floor", "refused",
-    "scorer", "select", "seconds"}``.
+    "llm_asked", "scorer", "select", "seconds"}``.
 
     With a judge deciding (``modelhub.judging``; the shipped judge on a fresh installation), every
     candidate gets the judge's calibrated probability of being a valid variant; only those above the
@@ -89,6 +91,10 @@ def paraphrase_variants(
     be worth handing out (``useful_probability``; ``S`` stays the paper's σ). When fewer than ``k`` pass, the
     answer says so (``message``, ``rejected_reasons``) instead of filling up with doubtful ones.
     With ParaQD deciding, the selector picks among every candidate as the paper does.
+
+    Without named generators, when the instruct LLM is configured and fewer than ``k`` picks are
+    likely useful, its rewrites join the candidates and everything is judged and selected again
+    (:func:`llm_fallback_wanted`; ``llm_asked`` says whether it ran).
     """
     started = time.perf_counter()
     text = paraphrase_text_checked(text)
@@ -98,6 +104,17 @@ def paraphrase_variants(
     scored = candidates_score(text, generated, model) if generated else []
     judged = judged_select(selector, text, scored, k, model=model, limit=settings.PARALAB_JUDGE_MAX_CANDIDATES,
                            rounds=settings.PARALAB_JUDGE_ROUNDS)
+    llm_asked = not generators and llm_fallback_wanted(judged, scored, k, resources)
+    if llm_asked:
+        # The rules gave fewer than k judged-valid variants worth handing out: ask the LLM too, and
+        # judge and select over everything (the judge's feature cache reads the rules' pairs once).
+        extra, llm_refusals = generate([LLM_GENERATOR], text, problem_seed(seed, text), resources)
+        refusals.update(llm_refusals)
+        if extra:
+            scored = scored + candidates_score(text, extra, model)
+            judged = judged_select(selector, text, scored, k, model=model,
+                                   limit=settings.PARALAB_JUDGE_MAX_CANDIDATES + len(extra),
+                                   rounds=settings.PARALAB_JUDGE_ROUNDS)
     pool = judged.passed
     # PQI as selection saw it (σ = the judge's probability when a judge decides), computed once.
     judged_pqi = {i: (probability_as_sigma(scored[i]) if judged.results is not None else scored[i]).scores["PQI"]
@@ -140,10 +157,33 @@ def paraphrase_variants(
         "message": message,
         "judge": judge_info,
         "refused": refusals,
+        "llm_asked": llm_asked,
         "scorer": model.scorer_version,
         "select": selector,
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+LLM_GENERATOR = "instruct_llm"
+# A handed-out variant counts as worth handing out for the fallback when its useful probability
+# (ml.selection.usefulness) is at least this.
+USEFUL_ENOUGH = 0.5
+
+
+def llm_fallback_wanted(judged: Any, scored: list, k: int, resources: Any) -> bool:
+    """Whether the default rules' answer should be topped up with the instruct LLM's rewrites:
+    ``PARALAB_LLM_FALLBACK`` is on, the LLM is configured and can run, a judge decides, and fewer
+    than ``k`` of the picks are likely useful (useful probability >= :data:`USEFUL_ENOUGH`)."""
+    if not settings.PARALAB_LLM_FALLBACK:
+        return False
+    if judged.results is None:  # ParaQD decides, or the rules gave nothing to judge
+        version = decision_version()
+        if scored or version is None or version.kind != JUDGE_KIND:
+            return False
+    if get_generator(LLM_GENERATOR).unavailable_reason(resources) is not None:
+        return False
+    useful = sum(float(scored[i].scores.get("useful_probability", 0.0)) >= USEFUL_ENOUGH for i in judged.picks)
+    return useful < k
 
 
 def paraphrase_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:

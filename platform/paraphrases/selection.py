@@ -96,7 +96,7 @@ def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k
             reasons["not checked"] = reasons.get("not checked", 0) + 1
             continue
         scored[i].scores["valid_probability"] = result["probability"]
-        if result["probability"] > floor:
+        if result["probability"] > candidate_floor(scored[i].generator, floor):
             passed.append(i)
             continue
         reason = result.get("objection") or "low probability"
@@ -105,6 +105,19 @@ def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k
     picks = [passed[j] for j in select_indices(selector, original, survivors, k, equation=equation, model=model)]
     return Judged(picks=picks, results=results, passed=passed, rejected_reasons=reasons, version=version,
                    floor=floor)
+
+
+def candidate_floor(generator: str, floor: float) -> float:
+    """The judge probability a candidate must exceed to be handed out: the version's handout floor,
+    or for a neural generator's candidate (the instruct LLM, STEAD, PAP, a masked LM) the higher of
+    it and ``PARALAB_NEURAL_FLOOR``: their failures are dropped facts and changed relations, which
+    the judge ranks but its floor, fitted on the rules' candidates, lets through more often."""
+    from ml.generation import GENERATORS
+
+    generator_obj = GENERATORS.get(generator)
+    if generator_obj is not None and generator_obj.kind == "neural":
+        return max(floor, float(settings.PARALAB_NEURAL_FLOOR))
+    return floor
 
 
 def judge_verdicts(text: str, scored: Sequence[ScoredCandidate], limit: int = 0, *, want: int = 0,
