@@ -22,6 +22,7 @@
     var variants = result.variants || [];
     var judged = result.judge ? " The judge (" + result.judge.name + ") passed " + result.passed + " of " +
       result.candidates + " candidates (probability of a valid variant above " + fmt(result.judge.floor, 2) + ")." : "";
+    if (result.llm_asked) judged += " The rules gave too few variants worth handing out, so the instruct LLM was asked for more.";
     status.textContent = variants.length
       ? variants.length + " variant" + (variants.length === 1 ? "" : "s") + " from " + result.candidates +
         " candidates in " + fmt(result.seconds, 2) + " s." + judged + (result.message ? " " + result.message + "." : "")

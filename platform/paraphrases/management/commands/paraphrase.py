@@ -23,7 +23,8 @@ class Command(BaseCommand):
         parser.add_argument("text", help="the problem text (quote it)")
         parser.add_argument("--k", type=positive_int, default=3, help="how many variants (default 3)")
         parser.add_argument("--generators", default="", metavar="G1,G2",
-                            help="comma-separated generator names (default: every rule-based one that can run)")
+                            help="comma-separated generator names (default: every rule-based one that can run, topped "
+                                 "up with the instruct LLM when it is configured and PARALAB_LLM_FALLBACK is on)")
         parser.add_argument("--select", default=DEFAULT_SELECTOR, help="pammr (default), dips, tree, mwp, qf_pcf, none")
         parser.add_argument("--json", action="store_true", help="print JSON (the only output format; accepted for scripts)")
 
