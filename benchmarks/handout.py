@@ -277,7 +277,7 @@ def main() -> None:
     ]
     titles = {"judge": "shipped judge gates, PAMMR over the survivors (default)",
               "paper": "paper: PAMMR over every candidate, σ = encoder cosine",
-              "llm": "shipped judge, default generators + instruct_llm (make llm)"}
+              "llm": "shipped judge, the rules topped up by the instruct LLM where they give fewer than k likely useful (make llm, PARALAB_LLM_FALLBACK)"}
     for name, r in results.items():
         lines.append(f"| {titles[name]} | {fmt(r['mean_variants'], False)} | {r['labelled']} of {r['handed_out']} | "
                      f"{fmt(r['valid_share_labelled'])} | {r['blind']} | {fmt(r['valid_share_known'])} | "

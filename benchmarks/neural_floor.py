@@ -113,6 +113,9 @@ def main() -> None:
     if not items:
         raise SystemExit(f"{args.arm}: no labelled neural variant")
     floor = fit_floor(items)
+    from sklearn.metrics import roc_auc_score
+
+    auc = roc_auc_score([v for _, v in items], [p for p, _ in items]) if len({v for _, v in items}) > 1 else None
     kept = [v for p, v in items if p > floor]
     lopo_kept, lopo_valid = leave_one_problem_out(by_problem)
 
@@ -130,6 +133,7 @@ def main() -> None:
            f"Data: {len(rows)} problems of the arm (validation problems); {len(items)} labelled neural variants over "
            f"{len(by_problem)} problems ({sum(v for _, v in items)} valid), {unlabelled} unlabelled. A variant is valid "
            "only when every blind pass says so.\n", *[line for line in lines if line], "",
+           f"The judge's probability ranks them at ROC AUC {fmt(auc, False) if auc is not None else '–'}.\n",
            f"**Fitted floor: {floor:.4f}** (maximises F0.5 of the valid class): keeps {len(kept)} of {len(items)}, "
            f"{fmt(sum(kept) / len(kept) if kept else None)} valid (in-sample; {fmt(sum(v for _, v in items) / len(items))} "
            f"without it). Leave one problem out (floor refitted without each problem): keeps {lopo_kept}, "

@@ -397,11 +397,12 @@ if PARALAB_SYNONYM_SOURCE not in {"auto", "wordnet", "embedding"}:
     raise ImproperlyConfigured(f"PARALAB_SYNONYM_SOURCE must be auto, wordnet or embedding, got {PARALAB_SYNONYM_SOURCE!r}")
 PARALAB_LLM_DIR = env_str("PARALAB_LLM_DIR", "")
 PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "")
-# With the instruct LLM configured (the two settings above), `paraphrase` / `POST paraphrase/` ask it
-# for more candidates when the default rules give fewer than k judged-valid variants likely to be
-# reworded enough (useful probability >= 0.5); its rewrites then pass the same judge. Off: the LLM
-# runs only when named. It adds seconds a problem on a CPU (docs/results/handout.md).
-PARALAB_LLM_FALLBACK = env_bool("PARALAB_LLM_FALLBACK", True)
+# On, with the instruct LLM configured (the two settings above): `paraphrase` / `POST paraphrase/` ask
+# it for more candidates when the default rules give fewer than k judged-valid variants likely to be
+# reworded enough (useful probability >= 0.5); its rewrites then pass the same judge. Off by default:
+# on the AQuA dev problems it raised coverage but a quarter of the LLM variants it handed out were
+# invalid, and it adds ~20 s a problem on a CPU (docs/results/handout.md).
+PARALAB_LLM_FALLBACK = env_bool("PARALAB_LLM_FALLBACK", False)
 # The judge probability a neural generator's candidate (instruct LLM, STEAD, PAP, fill_mask) must
 # exceed to be handed out, when higher than the judge's own handout floor (fitted on blind labels of
 # the LLM's handed-out rewrites of AQuA dev problems: docs/results/handout.md).

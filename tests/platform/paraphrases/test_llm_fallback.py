@@ -42,6 +42,9 @@ class LLMFallbackTests(ShippedJudgeOn, TestCase):
         super().setUp()
         self.real = GENERATORS[LLM_GENERATOR]
         self.addCleanup(register, self.real, replace=True, default=False)
+        override = override_settings(PARALAB_LLM_FALLBACK=True)  # off by default; these tests switch it on
+        override.enable()
+        self.addCleanup(override.disable)
 
     def stand_in(self, rewrites: list[str]) -> StandInLLM:
         llm = StandInLLM(rewrites)
