@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -72,6 +73,34 @@ def leave_one_problem_out(by_problem: dict[str, list[tuple[float, bool]]]) -> tu
     return kept, valid
 
 
+SELF_CHECK = ("You check rewrites of math word problems for a teacher. A rewrite is correct only if it keeps every "
+              "fact, number, unit and relation of the original, loses nothing, adds nothing, and asks exactly the "
+              "same question. Answer with one word: Yes or No.")
+
+
+def self_check_scores(pairs: list[tuple[str, str]], gguf: Path, threads: int = 0) -> list[float]:
+    """The instruct LLM asked whether each rewrite keeps every fact and the question (llama.cpp,
+    greedy, one token): P(Yes) / (P(Yes) + P(No)) over its top 20 first tokens."""
+    import math
+    import os
+
+    from llama_cpp import Llama
+
+    model = Llama(model_path=str(gguf), n_ctx=2048, n_threads=threads or os.cpu_count() or 1, logits_all=True,
+                  verbose=False)
+    scores = []
+    for original, rewrite in pairs:
+        messages = [{"role": "system", "content": SELF_CHECK},
+                    {"role": "user", "content": f"Original: {original}\n\nRewrite: {rewrite}\n\nIs the rewrite correct?"}]
+        out = model.create_chat_completion(messages=messages, max_tokens=1, temperature=0, logprobs=True,
+                                           top_logprobs=20)
+        top = out["choices"][0]["logprobs"]["content"][0]["top_logprobs"]
+        yes = sum(math.exp(t["logprob"]) for t in top if t["token"].strip().lower() == "yes")
+        no = sum(math.exp(t["logprob"]) for t in top if t["token"].strip().lower() == "no")
+        scores.append(yes / (yes + no) if yes + no else 0.5)
+    return scores
+
+
 def neural_names() -> set[str]:
     from ml.generation import GENERATORS
 
@@ -84,6 +113,8 @@ def main() -> None:
     parser.add_argument("--labelled", type=Path, nargs="*", default=[], help="blind batches labelling its variants")
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--llm", type=Path, default=None,
+                        help="a GGUF instruct model (make llm): also rank by its own yes/no check of each rewrite")
     args = parser.parse_args()
 
     gold = labels()
@@ -99,6 +130,7 @@ def main() -> None:
         return blind[key][0] if key in blind else None
 
     by_problem: dict[str, list[tuple[float, bool]]] = {}
+    pairs: list[tuple[str, str, bool, float]] = []
     unlabelled = 0
     for row in rows:
         for v in row["variants"]:
@@ -109,6 +141,7 @@ def main() -> None:
                 unlabelled += 1
                 continue
             by_problem.setdefault(row["problem"], []).append((float(v["valid_probability"]), bool(found)))
+            pairs.append((row["problem"], v["text"], bool(found), float(v["valid_probability"])))
     items = [item for group in by_problem.values() for item in group]
     if not items:
         raise SystemExit(f"{args.arm}: no labelled neural variant")
@@ -116,6 +149,19 @@ def main() -> None:
     from sklearn.metrics import roc_auc_score
 
     auc = roc_auc_score([v for _, v in items], [p for p, _ in items]) if len({v for _, v in items}) > 1 else None
+    self_line = ""
+    if args.llm is not None and auc is not None:
+        from scipy.stats import rankdata
+
+        started = time.perf_counter()
+        checks = self_check_scores([(q, t) for q, t, _, _ in pairs], args.llm)
+        truth = [v for _, _, v, _ in pairs]
+        judge = [p for _, _, _, p in pairs]
+        both = (rankdata(checks) + rankdata(judge)) / 2
+        self_line = (f"The instruct LLM's own yes/no check ({args.llm.name}, llama.cpp, "
+                     f"{(time.perf_counter() - started) / len(pairs):.1f} s a pair) ranks them at ROC AUC "
+                     f"{roc_auc_score(truth, checks):.2f}; its rank averaged with the judge's, "
+                     f"{roc_auc_score(truth, both):.2f}.\n")
     kept = [v for p, v in items if p > floor]
     lopo_kept, lopo_valid = leave_one_problem_out(by_problem)
 
@@ -129,11 +175,12 @@ def main() -> None:
     out = [f"## Run of {stamp}\n",
            f"Command: `python benchmarks/neural_floor.py --arm {args.arm.relative_to(REPO) if args.arm.is_relative_to(REPO) else args.arm} "
            f"--labelled {' '.join(str(p.relative_to(REPO) if p.is_relative_to(REPO) else p) for p in args.labelled)} "
-           f"--k {args.k}`\n",
+           f"--k {args.k}{' --llm ' + str(args.llm) if args.llm else ''}`\n",
            f"Data: {len(rows)} problems of the arm (validation problems); {len(items)} labelled neural variants over "
            f"{len(by_problem)} problems ({sum(v for _, v in items)} valid), {unlabelled} unlabelled. A variant is valid "
            "only when every blind pass says so.\n", *[line for line in lines if line], "",
            f"The judge's probability ranks them at ROC AUC {fmt(auc, False) if auc is not None else '–'}.\n",
+           self_line,
            f"**Fitted floor: {floor:.4f}** (maximises F0.5 of the valid class): keeps {len(kept)} of {len(items)}, "
            f"{fmt(sum(kept) / len(kept) if kept else None)} valid (in-sample; {fmt(sum(v for _, v in items) / len(items))} "
            f"without it). Leave one problem out (floor refitted without each problem): keeps {lopo_kept}, "
