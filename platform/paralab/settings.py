@@ -41,24 +41,22 @@ def env_bool(name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
 
 
-def env_int(name: str, default: int) -> int:
+def _env_parsed(name: str, default, parse, what: str):
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return int(raw)
+        return parse(raw)
     except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from exc
+        raise ImproperlyConfigured(f"{name} must be {what}, got {raw!r}") from exc
+
+
+def env_int(name: str, default: int) -> int:
+    return _env_parsed(name, default, int, "an integer")
 
 
 def env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from exc
+    return _env_parsed(name, default, float, "a number")
 
 
 def env_list(name: str, default: list[str]) -> list[str]:
@@ -429,7 +427,7 @@ PARALAB_GATE_MIN_HELDOUT = env_int("PARALAB_GATE_MIN_HELDOUT", 20)
 # A trained STEAD/PAP version joins the default generators only when the judge passes at least this
 # share of its candidates on up to PARALAB_NEURAL_GATE_PROBLEMS problems (paraphrases/neural_gate.py).
 PARALAB_NEURAL_GATE_PROBLEMS = env_int("PARALAB_NEURAL_GATE_PROBLEMS", 12)
-PARALAB_NEURAL_GATE_MIN_SHARE = float(env_str("PARALAB_NEURAL_GATE_MIN_SHARE", "0.5"))
+PARALAB_NEURAL_GATE_MIN_SHARE = env_float("PARALAB_NEURAL_GATE_MIN_SHARE", 0.5)
 # At most this many problems per retrain (those with gold labels first; 0: all).
 PARALAB_RETRAIN_MAX_PROBLEMS = env_int("PARALAB_RETRAIN_MAX_PROBLEMS", 0) or None
 try:
