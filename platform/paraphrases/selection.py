@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from ml.generation import GENERATORS
 from ml.metrics import paraphrase_scores_many
 from ml.metrics.pqi import pqi
 from ml.selection import SelectionCandidate, select
@@ -112,8 +113,6 @@ def candidate_floor(generator: str, floor: float) -> float:
     or for a neural generator's candidate (the instruct LLM, STEAD, PAP, a masked LM) the higher of
     it and ``PARALAB_NEURAL_FLOOR``: their failures are dropped facts and changed relations, which
     the judge ranks but its floor, fitted on the rules' candidates, lets through more often."""
-    from ml.generation import GENERATORS
-
     generator_obj = GENERATORS.get(generator)
     if generator_obj is not None and generator_obj.kind == "neural":
         return max(floor, float(settings.PARALAB_NEURAL_FLOOR))
