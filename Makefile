@@ -44,7 +44,7 @@ wordnet:
 # AVX2 flags run. Override with LLM_CMAKE_ARGS=... for another CPU.
 LLM_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 llm: install
-	CMAKE_ARGS="$(LLM_CMAKE_ARGS)" $(PIP) install -q ".[llm]"
+	CMAKE_ARGS="$(LLM_CMAKE_ARGS)" $(PIP) install -q -e ".[llm]"
 	bash scripts/llm_judge.sh
 	@echo "llm: set PARALAB_LLM_DIR=$(CURDIR)/var/models PARALAB_LLM_FILE=qwen2.5-coder-1.5b-instruct.gguf"
 
