@@ -40,8 +40,9 @@ def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
     moving at 10 m/s."), the phrase holds no verb (a relative clause stays with its noun: not "In
     the tunnel which can fly at 1000 mph, a bee is left"), is at most 6 words, opens with its
     preposition (not "Already in the case, …"), is not the argument right after an object-less
-    verb ("For 5 employees, my company's funding allows."), and the sentence does not open with a
-    capital that is also a variable ("A train … between A and B")."""
+    verb ("For 5 employees, my company's funding allows."), is not one of phrases that pair up across
+    a coordination after the verb, and the sentence does not open with a capital that is also a
+    variable ("A train … between A and B")."""
     root = sent.root
     if not (root.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS
                                              for c in root.children)):
@@ -53,6 +54,8 @@ def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
         return False  # "already in the case": the modifier would go with the phrase and attach to the wrong noun
     if start == root.i + 1 and not any(c.dep_ in ("dobj", "attr", "acomp", "prt") for c in root.children):
         return False  # the verb's own argument ("allows for 5 employees", "weighs in a bag"), not an adjunct
+    if any(c.dep_ == "prep" and any(g.dep_ == "conj" for g in c.children) for c in root.rights):
+        return False  # coordinated phrases pair up ("to $600 in 2 years and to $700 in 4 years"): not "In 4 years, …"
     first = sent[0]
     return not (len(first.text) == 1 and first.text.isupper() and first.text != "I"
                 and capitalized_elsewhere(first.text, context))

@@ -238,6 +238,19 @@ def test_a_phrase_with_a_relative_clause_stays_put(resources):
     assert "In the tunnel which can fly at a speed of 1000 mph" in fronted  # the paper's operator moves it
 
 
+def test_a_phrase_paired_across_a_coordination_stays(resources):
+    text = ("A sum of money invested at simple interest amounts to $600 in 2 years and to $700 in 4 years. "
+            "Find the rate of interest.")
+    moved = {permute_at_preposition(text, random.Random(seed)).text.split(",")[0] for seed in range(8)}
+    assert "In 4 years" in moved  # the paper's operator moves it, and "$700" loses its "4 years"
+    for seed in range(8):
+        try:
+            out = PrepositionPermutationGenerator().generate(text, random.Random(seed), resources)
+        except NotApplicable:
+            continue
+        assert not any(c.text.startswith("In 4 years") for c in out)
+
+
 def test_a_fragment_without_a_finite_verb_is_not_permuted(resources):
     with pytest.raises(NotApplicable):
         PrepositionPermutationGenerator().generate("An engine of length 1000 m moving at 10 m/s. Find its speed.",
