@@ -1,6 +1,7 @@
 """Settings for the paralab platform.
 
-This is the one module that reads the environment (see README, "Environment"):
+This is the one module that reads the environment, through the typed readers of ``paralab.env``
+(see README, "Environment"):
 
 - ``DATABASE_URL``: PostgreSQL in production (``postgres://user@host:5432/db``); unset, a SQLite
   file under ``PARALAB_DATA_DIR`` (the embedded default).
@@ -20,50 +21,11 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from .env import env_bool, env_float, env_int, env_list, env_str
+
 logger = logging.getLogger("paralab.settings")
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent  # the repository root
-
-
-def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default).strip()
-
-
-def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    value = raw.strip().lower()
-    if value in {"1", "true", "yes", "on"}:
-        return True
-    if value in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false), got {raw!r}")
-
-
-def _env_parsed(name: str, default, parse, what: str):
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return parse(raw)
-    except ValueError as exc:
-        raise ImproperlyConfigured(f"{name} must be {what}, got {raw!r}") from exc
-
-
-def env_int(name: str, default: int) -> int:
-    return _env_parsed(name, default, int, "an integer")
-
-
-def env_float(name: str, default: float) -> float:
-    return _env_parsed(name, default, float, "a number")
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    return [item.strip() for item in raw.split(",") if item.strip()]
 
 
 # --- core --------------------------------------------------------------------------------------
@@ -402,8 +364,8 @@ PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "")
 # invalid, and it adds ~20 s a problem on a CPU (docs/results/handout.md).
 PARALAB_LLM_FALLBACK = env_bool("PARALAB_LLM_FALLBACK", False)
 # The judge probability a neural generator's candidate (instruct LLM, STEAD, PAP, fill_mask) must
-# exceed to be handed out, when higher than the judge's own handout floor (fitted on blind labels of
-# the LLM's handed-out rewrites of AQuA dev problems: docs/results/handout.md).
+# exceed to be handed out, when higher than the judge's own handout floor. 0: the judge's floor; the
+# floor fitted on labelled LLM rewrites did not hold out of sample (docs/results/neural-floor.md).
 PARALAB_NEURAL_FLOOR = env_float("PARALAB_NEURAL_FLOOR", 0.0)
 # The longest problem text POST paraphrase/ and the paraphrase command accept.
 PARALAB_PARAPHRASE_MAX_CHARS = env_int("PARALAB_PARAPHRASE_MAX_CHARS", 4000)
@@ -420,7 +382,7 @@ PARALAB_RETRAIN_MIN_NEW = env_int("PARALAB_RETRAIN_MIN_NEW", 20)
 # Share of the annotators' gold labels held out (by candidate id hash) to evaluate the promotion gate on.
 PARALAB_RETRAIN_HOLDOUT_PERCENT = env_int("PARALAB_RETRAIN_HOLDOUT_PERCENT", 20)
 # The candidate is promoted when each gate metric is >= the active model's minus this tolerance.
-PARALAB_RETRAIN_TOLERANCE = env_str("PARALAB_RETRAIN_TOLERANCE", "0.0")
+PARALAB_RETRAIN_TOLERANCE = env_float("PARALAB_RETRAIN_TOLERANCE", 0.0)
 # The gate decides only on at least this many held-out gold pairs (both classes present); below it a
 # retrained version stays a candidate: "not enough gold to decide" (the active version keeps serving).
 PARALAB_GATE_MIN_HELDOUT = env_int("PARALAB_GATE_MIN_HELDOUT", 20)
@@ -430,10 +392,6 @@ PARALAB_NEURAL_GATE_PROBLEMS = env_int("PARALAB_NEURAL_GATE_PROBLEMS", 12)
 PARALAB_NEURAL_GATE_MIN_SHARE = env_float("PARALAB_NEURAL_GATE_MIN_SHARE", 0.5)
 # At most this many problems per retrain (those with gold labels first; 0: all).
 PARALAB_RETRAIN_MAX_PROBLEMS = env_int("PARALAB_RETRAIN_MAX_PROBLEMS", 0) or None
-try:
-    PARALAB_RETRAIN_TOLERANCE = float(PARALAB_RETRAIN_TOLERANCE)
-except ValueError as exc:
-    raise ImproperlyConfigured(f"PARALAB_RETRAIN_TOLERANCE must be a number, got {PARALAB_RETRAIN_TOLERANCE!r}") from exc
 if not 0.0 <= PARALAB_RETRAIN_TOLERANCE <= 1.0:
     raise ImproperlyConfigured(f"PARALAB_RETRAIN_TOLERANCE must be in [0, 1], got {PARALAB_RETRAIN_TOLERANCE}")
 if not 1 <= PARALAB_RETRAIN_HOLDOUT_PERCENT <= 50:

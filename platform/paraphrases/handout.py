@@ -107,7 +107,7 @@ def paraphrase_variants(
     llm_asked = not generators and llm_fallback_wanted(judged, scored, k, resources)
     if llm_asked:
         # The rules gave fewer than k judged-valid variants worth handing out: ask the LLM too, and
-        # judge and select over everything.
+        # judge and select over everything (the rules' pairs come from the judge's feature cache).
         extra, llm_refusals = generate([LLM_GENERATOR], text, problem_seed(seed, text), resources)
         refusals.update(llm_refusals)
         if extra:
