@@ -46,6 +46,20 @@ def labels() -> dict[tuple[str, str], dict]:
     return {(r["question"].strip(), r["augmented"].strip()): r for r in shared_candidates()}
 
 
+def svamp_problems() -> list[str]:
+    return [f"{r['Body'].strip()} {r['Question'].strip()}"
+            for r in json.loads((DATA / "svamp" / "SVAMP.json").read_text(encoding="utf-8"))]
+
+
+def aqua_test_problems() -> list[str]:
+    lines = (DATA / "aqua" / "test.json").read_text(encoding="utf-8").splitlines()
+    return list(dict.fromkeys(json.loads(line)["question"].strip() for line in lines if line.strip()))
+
+
+# --problem-set: where the problems come from, besides the labelled set's AQuA dev problems.
+PROBLEM_SETS = {"aqua-dev-labelled": None, "svamp": svamp_problems, "aqua-test": aqua_test_problems}
+
+
 def run_arm(problems: list[str], *, k: int, judge: bool, out: Path, llm: Path | None = None) -> None:
     """One arm in a child process (own SQLite database, settings read at start); ``llm``: that GGUF
     file configured as the instruct LLM, so ``paraphrase`` with its defaults tops the rules up with
@@ -188,10 +202,11 @@ def main() -> None:
     parser.add_argument("--labelled", type=Path, nargs="*", default=[],
                         help="folders of labelled blind batches (blind_batch.csv, blind_key.csv, pass_*.csv), "
                              "e.g. the ones benchmarks/generators.py made; their labels count")
-    parser.add_argument("--problem-set", choices=("aqua-dev-labelled", "svamp"), default="aqua-dev-labelled",
-                        help="the labelled set's AQuA dev problems (validation), or SVAMP problems (a style the "
-                             "judge and the rules were not fitted on; Body + ' ' + Question), labelled blind")
-    parser.add_argument("--offset", type=int, default=0, help="skip the set's first problems (SVAMP)")
+    parser.add_argument("--problem-set", choices=tuple(PROBLEM_SETS), default="aqua-dev-labelled",
+                        help="the labelled set's AQuA dev problems (validation); SVAMP problems (a style the "
+                             "judge and the rules were not fitted on; Body + ' ' + Question); or AQuA test "
+                             "questions (the acceptance style, never fitted on); the last two labelled blind")
+    parser.add_argument("--offset", type=int, default=0, help="skip the set's first problems (SVAMP, AQuA test)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--child-out", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -200,9 +215,8 @@ def main() -> None:
         return
     gold = labels()
     problems = list(dict.fromkeys(q for q, _ in gold))
-    if args.problem_set == "svamp":
-        problems = [f"{r['Body'].strip()} {r['Question'].strip()}"
-                    for r in json.loads((DATA / "svamp" / "SVAMP.json").read_text(encoding="utf-8"))][args.offset:]
+    if args.problem_set != "aqua-dev-labelled":
+        problems = PROBLEM_SETS[args.problem_set]()[args.offset:]
     if args.problems:
         problems = problems[:args.problems]
     args.work.mkdir(parents=True, exist_ok=True)
@@ -251,7 +265,7 @@ def main() -> None:
         f"## Run of {stamp}",
         "",
         f"Command: `python benchmarks/handout.py{' --problems ' + str(args.problems) if args.problems else ''}"
-        f"{' --problem-set svamp --offset ' + str(args.offset) if args.problem_set == 'svamp' else ''}"
+        f"{' --problem-set ' + args.problem_set + ' --offset ' + str(args.offset) if args.problem_set != 'aqua-dev-labelled' else ''}"
         f" --k {args.k}{' --blind ' + ' '.join(map(str, args.blind)) if args.blind else ''}"
         f"{' --labelled ' + ' '.join(str(d) for d in args.labelled) if args.labelled else ''}"
         f"{' --llm ' + str(args.llm) if args.llm else ''}"
@@ -261,7 +275,10 @@ def main() -> None:
         (f"Data: the {len(problems)} AQuA dev problems of `labels/aqua_dev_candidates_val.csv` (validation). "
          if args.problem_set == "aqua-dev-labelled" else
          f"Data: {len(problems)} SVAMP problems from number {args.offset + 1} on (`svamp/SVAMP.json`, Body + ' ' + "
-         "Question; a style the judge's floor and the rules were not fitted on). ")
+         "Question; a style the judge's floor and the rules were not fitted on). "
+         if args.problem_set == "svamp" else
+         f"Data: {len(problems)} AQuA test questions from number {args.offset + 1} on (`aqua/test.json`; the style "
+         "of the acceptance problems, never fitted on: nothing here chose a rule, a weight or a threshold). ")
         + "Each handed-out variant is looked up in the shared labels; variants they do not hold are "
         "counted from blind labels (this run's passes, earlier batches and the hashed store of labelled "
         "batches, `benchmarks/labels/blind.csv`; a variant is valid only when every pass says so)"

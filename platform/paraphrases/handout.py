@@ -143,7 +143,12 @@ def paraphrase_variants(
                                                       "floor": round(judged.floor, 4)}
     rejected = len(scored) - len(pool)
     message = ""
-    if judged.results is not None and len(variants) < k:
+    if not scored:
+        # Nothing to judge: say so rather than answer with an empty list (each reason is in "refused").
+        tried = len({name.split("+")[0] for name in refusals}) or len(names)
+        message = (f"No generator could rewrite this problem: none of the {tried} generators found a part it can "
+                   "change safely (each one's reason is under refused)")
+    elif judged.results is not None and len(variants) < k:
         why = ", ".join(f"{name} {count}" for name, count in sorted(rejected_reasons.items(), key=lambda t: -t[1]))
         message = (f"{len(variants)} variant{'s' if len(variants) != 1 else ''} passed the check; "
                    f"{rejected} candidate{'s were' if rejected != 1 else ' was'} rejected" + (f": {why}" if why else ""))

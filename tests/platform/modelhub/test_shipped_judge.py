@@ -130,6 +130,17 @@ class HandoutTests(ShippedJudgeOn, TestCase):
         self.assertTrue(set(result["rejected_reasons"]) - {"numbers"} <= {"fluency", "word choice", "quantity words",
                                                                           "similarity", "question"})
 
+    def test_no_candidate_at_all_is_said_not_answered_with_an_empty_message(self):
+        refusals = {"reorder": "no fact reads after 'given that' within 3 clauses",
+                    "rewording": "no word of the rewording lexicon in a context where its swap is safe",
+                    "reorder+rewording": "no fact reads after 'given that' within 3 clauses"}
+        with mock.patch("paraphrases.handout.generate", return_value=([], refusals)):
+            result = paraphrase_variants(text=PROBLEM, k=3)
+        self.assertEqual((result["variants"], result["candidates"]), ([], 0))
+        self.assertEqual(result["message"], "No generator could rewrite this problem: none of the 2 generators "
+                                            "found a part it can change safely (each one's reason is under refused)")
+        self.assertEqual(result["refused"], refusals)
+
     def test_a_reworded_variant_is_handed_out_before_one_with_only_numbers_written_out(self):
         from ml.generation import GeneratedCandidate
 
