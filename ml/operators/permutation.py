@@ -41,8 +41,10 @@ def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
     the tunnel which can fly at 1000 mph, a bee is left"), is at most 6 words, opens with its
     preposition (not "Already in the case, …"), is not the argument right after an object-less
     verb ("For 5 employees, my company's funding allows."), is not one of phrases that pair up across
-    a coordination after the verb, and the sentence does not open with a capital that is also a
-    variable ("A train … between A and B")."""
+    a coordination after the verb, does not follow a coordination after the verb (it may belong to
+    the last conjunct: "buying trouser at Rs 70 each and shirt at 30 each") or a list, is not followed by
+    the rest of a list ("with terms 4/30, n/100"), and the sentence does not open with a capital
+    that is also a variable ("A train … between A and B")."""
     root = sent.root
     if not (root.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS
                                              for c in root.children)):
@@ -50,12 +52,21 @@ def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
     phrase = sent.doc[start:end]
     if len(phrase) > 6 or any(t.pos_ in ("VERB", "AUX") for t in phrase):
         return False
+    if any(t.text == "," for t in phrase):
+        return False  # the phrase took a list's next item with it ("in 5 hours, pipe B in 10 hours")
     if phrase[0].dep_ != "prep":
         return False  # "already in the case": the modifier would go with the phrase and attach to the wrong noun
     if start == root.i + 1 and not any(c.dep_ in ("dobj", "attr", "acomp", "prt") for c in root.children):
         return False  # the verb's own argument ("allows for 5 employees", "weighs in a bag"), not an adjunct
     if any(c.dep_ == "prep" and any(g.dep_ == "conj" for g in c.children) for c in root.rights):
         return False  # coordinated phrases pair up ("to $600 in 2 years and to $700 in 4 years"): not "In 4 years, …"
+    # (a comma right before the phrase introduces it: "cross a bridge, at the same speed?")
+    if any(t.dep_ == "cc" or t.text == "," for t in sent.doc[root.i + 1:start - 1]):
+        return False  # after a coordination or a list the phrase may belong to its last part ("trouser at Rs 70
+        # each and shirt at 30 each", "in 5 hours, pipe B in 10 hours")
+    rest = [t for t in sent.doc[end:sent.end] if t.text not in ".?!"]
+    if rest and (rest[0].text == "," or rest[0].dep_ == "cc") and not any(t.pos_ in ("VERB", "AUX") for t in rest):
+        return False  # a list goes on after it ("with terms 4/30, n/100", "in 10 hours and pipe C in 30 hours")
     first = sent[0]
     return not (len(first.text) == 1 and first.text.isupper() and first.text != "I"
                 and capitalized_elsewhere(first.text, context))

@@ -251,6 +251,26 @@ def test_a_phrase_paired_across_a_coordination_stays(resources):
         assert not any(c.text.startswith("In 4 years") for c in out)
 
 
+@pytest.mark.parametrize("text, bad_opening", [
+    # after a coordination the phrase belongs to its last part: "at 80 mph" is the last 3 hours' speed
+    ("Steve traveled the first 2 hours of his journey at 40 mph and the last 3 hours of his journey at 80 mph. "
+     "What is his average speed of travel for the entire journey?", "At 80 mph"),
+    # the phrase would take the list's next item with it ("In 5 hours, pipe B, Pipe A can fill …")
+    ("Pipe A can fill a tank in 5 hours, pipe B in 10 hours and pipe C in 30 hours. If all the pipes are open, "
+     "in how many hours will the tank be filled?", "In "),
+])
+def test_a_phrase_inside_a_coordination_or_a_list_stays(resources, text, bad_opening):
+    outputs = set()
+    for seed in range(8):
+        try:
+            outputs |= {c.text for c in PrepositionPermutationGenerator().generate(text, random.Random(seed), resources)}
+        except NotApplicable:
+            continue
+    assert not any(t.startswith(bad_opening) for t in outputs)
+    moved = {permute_at_preposition(text, random.Random(seed)).text for seed in range(8)}
+    assert any(t.startswith(bad_opening) for t in moved)  # the paper's operator moves it
+
+
 def test_a_fragment_without_a_finite_verb_is_not_permuted(resources):
     with pytest.raises(NotApplicable):
         PrepositionPermutationGenerator().generate("An engine of length 1000 m moving at 10 m/s. Find its speed.",
