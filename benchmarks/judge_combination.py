@@ -10,7 +10,8 @@ fluency) fitted on the operator pairs, times one over every check fitted on the 
 
 Every number is from validation data (5-fold cross-validation grouped by problem, the folds of
 ``scripts/build_judge.py``) except the AQUA_test column, which is only read (a judge fitted on both
-validation sets in full). Features come from ``scripts/build_judge.py``'s cache (``var/judge-build``),
+validation sets in full). Arms: one monotone regression (the shipped judge's form), a product of two
+such experts, and monotone gradient-boosted trees (scikit-learn). Features come from ``scripts/build_judge.py``'s cache (``var/judge-build``),
 computed there when missing (about 15 minutes). Results are prepended to ``docs/results/judge.md``.
 """
 from __future__ import annotations
@@ -79,12 +80,34 @@ def main() -> None:
             return lambda features: alpha * log_prob(meaning, features) + log_prob(english, features)
         return make
 
+    def boosted(weight, depth):
+        """Monotone gradient-boosted trees over every check (each check's sign kept as a monotonic
+        constraint): can interactions between the checks do what one linear score cannot?"""
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        from ml.judge.features import ALL_FEATURE_NAMES, FEATURE_SIGNS
+
+        def vectors(features):
+            return np.array([f.vector(ALL_FEATURE_NAMES) for f in features])
+
+        def make(tl, to):
+            use = to if weight > 0 else []
+            model = HistGradientBoostingClassifier(max_depth=depth, max_iter=300, learning_rate=0.03,
+                                                   min_samples_leaf=20, l2_regularization=1.0, random_state=0,
+                                                   monotonic_cst=[FEATURE_SIGNS[n] for n in ALL_FEATURE_NAMES])
+            model.fit(vectors([lf[i] for i in tl] + [of[i] for i in use]), [ly[i] for i in tl] + [oy[i] for i in use],
+                      sample_weight=[1.0] * len(tl) + [weight] * len(use))
+            return lambda features: model.predict_proba(vectors(features))[:, 1]
+        return make
+
     arms = [("one regression, operator weight 0 (candidates only)", joint(0.0)),
             ("one regression, operator weight 0.3 (shipped)", joint(0.3)),
             ("one regression, operator weight 1", joint(1.0))]
     arms += [(f"product of experts, α = {a:g} (meaning: numeracy checks and fluency)", product(a))
              for a in (0.25, 0.5, 1.0, 2.0)]
     arms.append(("product of experts, α = 0.5 (meaning: every check)", product(0.5, meaning_english=True)))
+    arms += [(f"monotone boosted trees, depth {d}, operator weight {w:g}", boosted(w, d))
+             for w in (0.0, 0.3, 1.0) for d in (2, 3)]
     rows = []
     for name, make in arms:
         lab, ops, test = evaluate(make)
