@@ -60,10 +60,11 @@ def _strict_ok(sent: Span, start: int, end: int, context: str) -> bool:
         return False  # the verb's own argument ("allows for 5 employees", "weighs in a bag"), not an adjunct
     if any(c.dep_ == "prep" and any(g.dep_ == "conj" for g in c.children) for c in root.rights):
         return False  # coordinated phrases pair up ("to $600 in 2 years and to $700 in 4 years"): not "In 4 years, …"
-    # (a comma right before the phrase introduces it: "cross a bridge, at the same speed?")
+    # After a coordination or a list the phrase may belong to its last part ("trouser at Rs 70 each and shirt
+    # at 30 each", "in 5 hours, pipe B in 10 hours"); a comma right before the phrase only introduces it
+    # ("cross a bridge, at the same speed?").
     if any(t.dep_ == "cc" or t.text == "," for t in sent.doc[root.i + 1:start - 1]):
-        return False  # after a coordination or a list the phrase may belong to its last part ("trouser at Rs 70
-        # each and shirt at 30 each", "in 5 hours, pipe B in 10 hours")
+        return False
     rest = [t for t in sent.doc[end:sent.end] if t.text not in ".?!"]
     if rest and (rest[0].text == "," or rest[0].dep_ == "cc") and not any(t.pos_ in ("VERB", "AUX") for t in rest):
         return False  # a list goes on after it ("with terms 4/30, n/100", "in 10 hours and pipe C in 30 hours")
