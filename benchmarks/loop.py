@@ -75,7 +75,8 @@ def replay(*, pairs, order: str, batch: int, eval_percent: int, max_labels: int,
     from ml.metrics.classification import roc_auc
     from modelhub.judging import decision_version, handout_floor
     from modelhub.kinds.judge.refit import RefitError, judge_refit
-    from modelhub.kinds.judge.service import judge_evaluate_pairs, judge_score_candidates
+    from modelhub.kinds.judge.service import judge_evaluate_pairs
+    from modelhub.kinds.judge.storage import judge_score_candidates
     from paraphrases.models import Candidate
 
     user = get_user_model().objects.create_user(f"replay-{order}-{seed}", password="x")

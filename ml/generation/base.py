@@ -175,7 +175,8 @@ _COMMENT = re.compile(r"\b(?:note|solution|answer|hint|explanation)\s*:|\(note\b
 MAX_NOUNS_DROPPED = 0.25
 
 
-def content_refusal(original: str, rewrite: str, *, spacy_model: str | None = None) -> str | None:
+def content_refusal(original: str, rewrite: str, *, spacy_model: str | None = None,
+                    check_nouns: bool = True) -> str | None:
     """Why ``rewrite`` is not the same problem in content, or None: what the neural generators
     (the instruct LLM, STEAD, PAP) get wrong beside numbers, by their blind labels (sub-questions
     added, facts merged or dropped, comments):
@@ -202,6 +203,8 @@ def content_refusal(original: str, rewrite: str, *, spacy_model: str | None = No
         return "it adds sentences the problem does not have"
     if _COMMENT.search(rewrite) and not _COMMENT.search(original):
         return "it adds a comment"
+    if not check_nouns:  # a rewording may change nouns; solving is what catches a dropped fact there
+        return None
     nouns = {t.lemma_.lower() for t in source if t.pos_ == "NOUN" and t.is_alpha and not t.is_stop and len(t) > 2}
     kept = {t.lemma_.lower() for t in output} | {t.lower_ for t in output}
     missing = sorted(n for n in nouns if n not in kept)

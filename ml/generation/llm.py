@@ -1,228 +1,318 @@
-"""An offline instruct LLM as a generator (what a teacher would otherwise reach for): a few-shot
-chat prompt, GGUF inference on the CPU with ``llama-cpp-python`` (quantized, no dequantizing into
-a framework), several sampled rewrites, each decoded under the platform's number constraints.
+"""The instruct LLM as a generator that rewords, and solving as what decides.
 
-Decoding: :class:`ml.seq2seq.constraints.NumberCopyLogitsProcessor` runs at every step, so a
-digit is written only where it copies a number of the problem, each number at most as often as
-the problem writes it, and the rewrite may not end while a number is unwritten. What comes out is
-checked like every other generator's output (:func:`require_same_problem`: numbers, units and
-names kept) and refused otherwise.
+Per problem: the LLM solves the original once (a short program, evaluated by the safe evaluator
+of :mod:`ml.verify`, never executed); then, for each sampled rewording instruction
+(:mod:`ml.generation.llm_prompts`), it writes a rewrite, which is refused with a reason before any
+solving when it states the answer, drops or changes a number, unit or name, drops or adds a
+question, adds a comment, or is not really reworded (sentence BLEU against the problem over
+:data:`MAX_BLEU`: a copy or a template is what the rules already give); what is left is solved
+the same way and compared with the original's answer (and the dataset's gold answer where there
+is one). When the two disagree, both are solved again (self-consistency, up to
+``solve_samples``) before the rewrite is refused as solving to another answer; when neither can
+be solved the rewrite is kept as undecided and the judge decides.
 
-Optional and never a CI default: it runs only when ``GenerationResources.llm_dir``/``llm_file``
-name a GGUF file and ``llama_cpp`` is installed (``make llm``: Qwen2.5-Coder-1.5B-Instruct,
-1.1 GB). Seconds per variant and the valid share are in ``docs/results/handout.md``.
+The model runs in process on llama.cpp (``ml.llm``, a prebuilt wheel), loaded once per process
+and kept warm. ``GenerationResources.llm_dir``/``llm_file`` name the GGUF file (``make install``
+places Qwen2.5-Coder-1.5B-Instruct; the tests use the packaged SmolLM2-135M).
+
+>>> rewrite_refusal("Tom has 3 apples and buys 2 more. How many apples does he have?",
+...                 "Tom has 3 apples and buys 2 more, so he has 5 apples. How many apples does he have?",
+...                 answer=5.0)
+'it states the answer (5)'
 """
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 import random
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..seq2seq.constraints import NumberCopyLogitsProcessor, source_number_words, source_numbers, word_number_values
+import sacrebleu
+
+from ..llm import LLMConfig, LLMUnavailable, llm_unavailable_reason, load_llm
+from ..text.nlp import DEFAULT_SPACY_MODEL
+from ..text.number_mentions import number_signature
+from ..verify import (AnswerCheck, SolveResult, compare, evaluate_solution, format_answer, gold_value, same_answer,
+                      solve_messages)
+from ..verify.solving import majority_answer
 from .base import (
     GeneratedCandidate,
     GenerationResources,
     GeneratorUnavailable,
     NotApplicable,
-    MAX_NOUNS_DROPPED,
-    candidates_or_refuse,
     content_refusal,
     require_same_problem,
 )
+from .llm_prompts import STYLES, Style, rewrite_messages
 
-__all__ = ["FEW_SHOT", "MAX_NOUNS_DROPPED", "SYSTEM_PROMPT", "InstructLLMConfig", "InstructLLMGenerator", "content_refusal",
-           "llm_unavailable_reason"]
+__all__ = ["InstructLLMConfig", "InstructLLMGenerator", "MAX_BLEU", "RewordOutcome", "reword_score",
+           "rewrite_refusal", "llm_path", "llm_unavailable"]
 
 logger = logging.getLogger(__name__)
 
-SYSTEM_PROMPT = (
-    "You rewrite math word problems for a teacher who needs another version of the same problem. "
-    "Rewrite it in different words and a different sentence order, in plain, natural English. "
-    "Keep every number exactly as written, every unit and every name, and ask for exactly the same "
-    "quantity. Never solve the problem, never add or drop information, never add a comment. "
-    "Answer with the rewritten problem only.")
-FEW_SHOT = (
-    ("Lucy has an aquarium with 5 fish. She wants to buy 1 more fish. How many fish would Lucy have then?",
-     "If Lucy, who keeps 5 fish in her aquarium, buys 1 more fish, how many fish will she have?"),
-    ("A train covers 300 km in 5 hours. What is its speed in km/h?",
-     "What is the speed, in km/h, of a train that travels 300 km in 5 hours?"),
-    ("A shopkeeper sells a shirt for $40 and makes a profit of 25%. What did the shirt cost him?",
-     "A shirt sold by a shopkeeper for $40 gives him a 25% profit. How much did he pay for the shirt?"),
-)
-_LEAD = re.compile(r"^\s*(?:rewritten problem|rewritten|paraphrase|answer)\s*:\s*", re.IGNORECASE)
+#: A rewrite whose sentence BLEU against the problem (sacrebleu, 0..1) is over this is "not really
+#: reworded": most of its 4-grams are the problem's. Template rewrites of the rules ("Given that
+#: ..., how many ...?", a moved phrase) score 0.5-0.8 on AQuA; rewordings a person writes, under 0.4.
+MAX_BLEU = 0.55
+_LEAD = re.compile(r"^\s*(?:reworded problem|rewritten problem|reworded|rewritten|problem|rewrite)\s*:\s*",
+                   re.IGNORECASE)
+_QUESTION_WORD = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where|why|find|calculate|determine|"
+                            r"compute|work out|figure out)\b", re.IGNORECASE)
+_STATES_ANSWER = re.compile(r"\b(?:the answer is|answer\s*[:=]|the result is|therefore|thus|so the)\b|=",
+                            re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class InstructLLMConfig:
-    """samples: rewrites drawn per problem (temperature, top_p); max_new_tokens: cap of a
-    rewrite's length (also bounded by 2x the problem's tokens + 32); n_ctx and threads: llama.cpp's
-    context and CPU threads (0: every core); constrained: decode under the number constraints;
-    check_content: refuse rewrites that ask more, add sentences or drop the problem's things
-    (:func:`content_refusal`)."""
+def reword_score(original: str, rewrite: str) -> float:
+    """How reworded ``rewrite`` is: 1 - sentence BLEU against the problem (sacrebleu, 0..1).
 
-    samples: int = 3
-    temperature: float = 0.7
-    top_p: float = 0.95
-    max_new_tokens: int = 256
-    n_ctx: int = 2048
-    threads: int = 0
-    constrained: bool = True
-    check_content: bool = True
-
-    def __post_init__(self) -> None:
-        if self.samples < 1 or self.max_new_tokens < 1 or self.n_ctx < 256:
-            raise ValueError("samples and max_new_tokens must be >= 1 and n_ctx >= 256")
-        if self.temperature < 0 or not 0 < self.top_p <= 1:
-            raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
-
-
-def llm_unavailable_reason(llm_dir: str | None, llm_file: str | None) -> str | None:
-    """Why the instruct LLM cannot run (None: the GGUF file exists and llama.cpp can read it)."""
-    if not llm_dir or not llm_file:
-        return "no instruct LLM configured (run `make llm`, then set PARALAB_LLM_DIR and PARALAB_LLM_FILE)"
-    path = os.path.join(os.path.expanduser(llm_dir), llm_file)
-    if not os.path.isfile(path):
-        return f"the instruct LLM file {path} does not exist"
-    if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python is not installed (run `make llm`)"
-    return None
-
-
-@lru_cache(maxsize=1)
-def _load(path: str, n_ctx: int, threads: int) -> Any:
-    from llama_cpp import Llama
-
-    model = Llama(model_path=path, n_ctx=n_ctx, n_threads=threads or os.cpu_count() or 1, verbose=False)
-    logger.info("loaded instruct LLM %s (llama.cpp)", path)
-    return model
-
-
-class _Tokenizer:
-    """What the number constraints read of a tokenizer (``len``, ``decode``), over llama.cpp's
-    vocabulary. One per model, so the constraints read the vocabulary once."""
-
-    def __init__(self, model: Any) -> None:
-        self.model = model
-        self.size = int(model.n_vocab())
-
-    def __len__(self) -> int:
-        return self.size
-
-    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
-        return self.model.detokenize([int(i) for i in ids]).decode("utf-8", errors="ignore")
-
-
-@lru_cache(maxsize=1)
-def _tokenizer(path: str, n_ctx: int, threads: int) -> _Tokenizer:
-    return _Tokenizer(_load(path, n_ctx, threads))
-
-
-def _end_ids(model: Any) -> list[int]:
-    ids = {int(model.token_eos())}
-    for marker in (b"<|im_end|>", b"<|endoftext|>", b"<|eot_id|>"):
-        found = model.tokenize(marker, add_bos=False, special=True)
-        if len(found) == 1:
-            ids.add(int(found[0]))
-    return sorted(ids)
-
-
-def _messages(text: str) -> list[dict[str, str]]:
-    messages = [{"role": "system", "content": SYSTEM_PROMPT}]
-    for problem, rewrite in FEW_SHOT:
-        messages += [{"role": "user", "content": problem}, {"role": "assistant", "content": rewrite}]
-    return messages + [{"role": "user", "content": text}]
+    >>> reword_score("Tom has 3 apples.", "Tom has 3 apples.")
+    0.0
+    """
+    return round(1.0 - sacrebleu.sentence_bleu(rewrite, [original]).score / 100.0, 4)
 
 
 def _clean(output: str) -> str:
-    """The rewrite alone: the first paragraph, without a "Rewritten:" lead or quotes."""
-    paragraphs = [p.strip() for p in output.strip().split("\n\n") if p.strip()]
+    """The rewrite alone: the first paragraph, without a "Reworded problem:" lead or quotes."""
+    paragraphs = [p.strip() for p in (output or "").strip().split("\n\n") if p.strip()]
     first = _LEAD.sub("", paragraphs[0]) if paragraphs else ""
     return " ".join(first.split()).strip('"\u201c\u201d ')
 
 
-class _Processors(list):
-    """Logits processors applied in turn (what llama.cpp's LogitsProcessorList does), without
-    importing llama_cpp here."""
-
-    def __call__(self, input_ids: Any, scores: Any) -> Any:
-        for processor in self:
-            scores = processor(input_ids, scores)
-        return scores
+def _asks(text: str) -> bool:
+    return "?" in text or bool(_QUESTION_WORD.search(text.split(".")[-1] if "." in text else text))
 
 
-def _number_processor(text: str, tokenizer: _Tokenizer, end_ids: list[int]) -> Any:
-    """The platform's number constraints as a llama.cpp logits processor (numpy in, numpy out).
-    llama.cpp passes every token so far; the first call comes before any generated token, so its
-    length is the prompt's."""
-    import numpy as np
-    import torch
+def rewrite_refusal(original: str, rewrite: str, *, answer: float | None = None, spacy_model: str | None = None,
+                    max_bleu: float = MAX_BLEU) -> str | None:
+    """Why ``rewrite`` is refused before it is solved, or None. In order: empty or the problem
+    itself; it states the answer (``answer``: the original's solved or gold answer, written in the
+    rewrite but not in the problem; or an "the answer is" / "=" the problem does not have); a
+    number, unit or name dropped, changed or added; the question dropped; more questions, added
+    sentences or a comment (:func:`content_refusal` without its noun rule: rewording changes
+    nouns, and solving catches dropped facts); not really reworded (BLEU over ``max_bleu``)."""
+    rewrite = rewrite.strip()
+    if not rewrite or rewrite == original.strip():
+        return "the LLM returned the problem unchanged"
+    given = set(number_signature(original))
+    added = [v for v in number_signature(rewrite) if v not in given]
+    if answer is not None and any(same_answer(v, answer) for v in added):
+        return f"it states the answer ({format_answer(answer)})"
+    if _STATES_ANSWER.search(rewrite) and not _STATES_ANSWER.search(original):
+        return "it works out or states the answer"
+    try:
+        require_same_problem(original, rewrite, generator="instruct_llm", spacy_model=spacy_model or DEFAULT_SPACY_MODEL)
+    except NotApplicable as exc:
+        return exc.reason
+    if _asks(original) and not _asks(rewrite):
+        return "it drops the question"
+    refusal = content_refusal(original, rewrite, spacy_model=spacy_model, check_nouns=False)
+    if refusal is not None:
+        return refusal
+    bleu = 1.0 - reword_score(original, rewrite)
+    if bleu > max_bleu:
+        return f"it is not really reworded (BLEU {bleu:.2f} against the problem)"
+    return None
 
-    built: list[NumberCopyLogitsProcessor] = []
 
-    def process(input_ids: Any, scores: Any) -> Any:
-        if not built:
-            built.append(NumberCopyLogitsProcessor(
-                tokenizer, [source_numbers(text)], offset=len(input_ids), beams=1, require_all=True,
-                eos_token_ids=end_ids, number_words=[source_number_words(text)], values=[word_number_values(text)]))
-        processor = built[0]
-        ids = torch.from_numpy(np.asarray(input_ids, dtype=np.int64)).unsqueeze(0)
-        logits = torch.from_numpy(np.array(scores, dtype=np.float32)).unsqueeze(0)
-        return processor(ids, logits)[0].numpy()
+@dataclass(frozen=True)
+class InstructLLMConfig:
+    """samples: rewrites asked per problem (the styles taken in turn); temperature, top_p: their
+    sampling; max_new_tokens: a rewrite's cap (also bounded by 2x the problem's words + 40);
+    solve_samples: most solves of one text when the answers disagree (self-consistency; the
+    first at temperature 0); solve_temperature: of the later solves; solve_max_tokens: cap of a
+    solving program; max_bleu: :data:`MAX_BLEU`; threads, n_ctx: llama.cpp's (one thread measured
+    fastest on a 2-core machine with other work running)."""
 
-    return process
+    samples: int = 4
+    temperature: float = 0.8
+    top_p: float = 0.95
+    max_new_tokens: int = 200
+    solve_samples: int = 3
+    solve_temperature: float = 0.7
+    solve_max_tokens: int = 160
+    max_bleu: float = MAX_BLEU
+    threads: int = 1
+    n_ctx: int = 4096
+    gpu_layers: int = 0
+
+    def __post_init__(self) -> None:
+        if self.samples < 1 or self.solve_samples < 1 or self.max_new_tokens < 8 or self.solve_max_tokens < 8:
+            raise ValueError("samples and solve_samples must be >= 1, token caps >= 8")
+        if self.temperature < 0 or self.solve_temperature < 0 or not 0 < self.top_p <= 1:
+            raise ValueError("temperatures must be >= 0 and top_p in (0, 1]")
+        if not 0 < self.max_bleu <= 1:
+            raise ValueError("max_bleu must be in (0, 1]")
+        if self.threads < 1:
+            raise ValueError("threads must be >= 1")
+
+
+def llm_path(resources: GenerationResources) -> str | None:
+    if not resources.llm_dir or not resources.llm_file:
+        return None
+    return os.path.join(os.path.expanduser(resources.llm_dir), resources.llm_file)
+
+
+def llm_unavailable(resources: GenerationResources) -> str | None:
+    """Why the instruct LLM cannot run with ``resources`` (None: its GGUF file looks loadable)."""
+    path = llm_path(resources)
+    if path is None:
+        return "no instruct LLM configured (make install places one; PARALAB_LLM=0 turns it off)"
+    return llm_unavailable_reason(path)
+
+
+@dataclass
+class RewordOutcome:
+    """What one problem's rewording gave: the verified candidates (``meta["verification"]``: the
+    same-answer check), the refusals (reason per refused rewrite), the original's solving, and
+    the seconds to the first kept candidate."""
+
+    candidates: list[GeneratedCandidate] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    original: SolveResult | None = None
+    first_seconds: float | None = None
+    seconds: float = 0.0
+    stopped: str | None = None
+
+
+class _Solver:
+    """Solves one text with the LLM, keeping every sample so more can be drawn later."""
+
+    def __init__(self, text: str, chat: Callable[..., str], config: InstructLLMConfig, seed: int) -> None:
+        self.text, self.chat, self.config, self.seed = text, chat, config, seed
+        self.answers: list[float | None] = []
+        self.programs: list[str] = []
+
+    def draw(self, until: int) -> SolveResult:
+        messages = solve_messages(self.text)
+        while len(self.answers) < min(until, self.config.solve_samples):
+            i = len(self.answers)
+            text = self.chat(messages, seed=self.seed + i, temperature=0.0 if i == 0 else self.config.solve_temperature,
+                             max_tokens=self.config.solve_max_tokens)
+            solution = evaluate_solution(text)
+            # A word problem's answer is a magnitude: "change = 14 - 20" and "20 - 14" are one answer.
+            self.answers.append(None if solution.value is None else abs(solution.value))
+            self.programs.append(solution.program)
+        return self.result()
+
+    def result(self) -> SolveResult:
+        majority, agreement = majority_answer(self.answers)
+        return SolveResult(list(self.answers), majority, agreement, list(self.programs))
+
+
+def _verification(check: AnswerCheck, original: SolveResult, rewrite: SolveResult) -> dict[str, Any]:
+    signals = {k: (None if v != v else float(v)) for k, v in check.signals.items()}  # NaN -> None (JSON)
+    return {"passed": check.passed, "detail": check.detail, "signals": signals,
+            "original_answer": original.majority, "rewrite_answer": rewrite.majority,
+            "original_answers": original.answers, "rewrite_answers": rewrite.answers}
 
 
 @dataclass(frozen=True)
 class InstructLLMGenerator:
-    """Few-shot instruct-LLM rewrites: ``config.samples`` sampled rewrites under the number
-    constraints, each kept only if it is still the same problem."""
+    """Reworded rewrites of the instruct LLM, each refused with its reason or kept only when it
+    solves to the original's answer (undecided ones are kept for the judge to decide)."""
 
     name: str = "instruct_llm"
-    description: str = ("Offline instruct LLM (GGUF on llama.cpp): sampled rewrites under the number "
-                        "constraints, checked like every other candidate; optional (make llm)")
+    description: str = ("Instruct LLM rewording (GGUF on llama.cpp): several rewording instructions, each rewrite "
+                        "re-solved and kept only with the original's answer")
     kind: str = "neural"
     config: InstructLLMConfig = InstructLLMConfig()
 
     def unavailable_reason(self, resources: GenerationResources) -> str | None:
-        return llm_unavailable_reason(resources.llm_dir, resources.llm_file)
+        return llm_unavailable(resources)
+
+    def _chat(self, resources: GenerationResources) -> Callable[..., str]:
+        path = llm_path(resources)
+        reason = self.unavailable_reason(resources)
+        if reason is not None or path is None:
+            raise GeneratorUnavailable(reason or "no instruct LLM configured", generator=self.name)
+        config = self.config
+        gpu = -1 if resources.device.startswith("cuda") else config.gpu_layers
+        try:
+            llm = load_llm(LLMConfig(path=path, threads=config.threads, n_ctx=config.n_ctx, gpu_layers=gpu))
+        except LLMUnavailable as exc:
+            raise GeneratorUnavailable(exc.reason, generator=self.name) from exc
+
+        def chat(messages, *, seed: int, temperature: float, max_tokens: int, top_p: float = 1.0) -> str:
+            return llm.chat(messages, temperature=temperature, top_p=top_p, max_tokens=max_tokens,
+                            seed=seed % (2 ** 31)).text
+
+        return chat
 
     def generate(self, text: str, rng: random.Random, resources: GenerationResources) -> list[GeneratedCandidate]:
-        reason = self.unavailable_reason(resources)
-        if reason is not None:
-            raise GeneratorUnavailable(reason, generator=self.name)
-        path = os.path.join(os.path.expanduser(str(resources.llm_dir)), str(resources.llm_file))
+        outcome = self.reword(text, rng, resources)
+        if not outcome.candidates:
+            raise NotApplicable("; ".join(dict.fromkeys(outcome.refusals)) or "no rewrite", operator=self.name)
+        return outcome.candidates
+
+    def reword(self, text: str, rng: random.Random, resources: GenerationResources, *, gold: str | float | None = None,
+               on_candidate: Callable[[GeneratedCandidate], None] | None = None,
+               deadline: float | None = None) -> RewordOutcome:
+        """Rewrite ``text`` ``config.samples`` times and verify each rewrite by solving; each kept
+        candidate is passed to ``on_candidate`` as soon as it is verified. ``deadline``: a
+        ``time.monotonic()`` after which no new rewrite is started (``stopped`` says so)."""
+        started = time.monotonic()
+        chat = self._chat(resources)
         config = self.config
-        model = _load(path, config.n_ctx, config.threads)
-        messages = _messages(text)
-        budget = min(config.max_new_tokens, 2 * len(model.tokenize(text.encode(), add_bos=False)) + 32)
-        candidates, refusals = [], []
-        for _ in range(config.samples):
-            processors = None
-            if config.constrained:
-                processors = _Processors([_number_processor(
-                    text, _tokenizer(path, config.n_ctx, config.threads), _end_ids(model))])
-            out = model.create_chat_completion(
-                messages=messages, temperature=config.temperature, top_p=config.top_p, max_tokens=budget,
-                seed=rng.randrange(2 ** 31), logits_processor=processors)
-            rewrite = _clean(out["choices"][0]["message"]["content"] or "")
-            if not rewrite or rewrite.strip() == text.strip():
-                refusals.append("the LLM returned nothing new")
+        seed = rng.randrange(2 ** 31)
+        outcome = RewordOutcome()
+        original = _Solver(text, chat, config, seed)
+        outcome.original = original.draw(1)
+        words = len(text.split())
+        budget = min(config.max_new_tokens, 2 * words + 40)
+        styles = [STYLES[(i + rng.randrange(len(STYLES))) % len(STYLES)] if i >= len(STYLES) else STYLES[i]
+                  for i in range(config.samples)]
+        seen: set[str] = set()
+        for i, style in enumerate(styles):
+            if deadline is not None and time.monotonic() > deadline:
+                outcome.stopped = f"stopped after {i} of {len(styles)} rewrites: the time budget ran out"
+                break
+            raw = chat(rewrite_messages(text, style), seed=seed + 101 * (i + 1), temperature=config.temperature,
+                       top_p=config.top_p, max_tokens=budget)
+            rewrite = _clean(raw)
+            if rewrite in seen:
+                outcome.refusals.append("the LLM wrote the same rewrite twice")
                 continue
-            try:
-                require_same_problem(text, rewrite, generator=self.name, spacy_model=resources.spacy_model)
-            except NotApplicable as exc:
-                refusals.append(exc.reason)
-                continue
-            refusal = content_refusal(text, rewrite, spacy_model=resources.spacy_model) if config.check_content else None
+            seen.add(rewrite)
+            known = outcome.original.majority if gold is None else _gold_number(gold, outcome.original.majority)
+            refusal = rewrite_refusal(text, rewrite, answer=known, spacy_model=resources.spacy_model,
+                                      max_bleu=config.max_bleu)
             if refusal is not None:
-                refusals.append(refusal)
+                outcome.refusals.append(refusal)
                 continue
-            candidates.append(GeneratedCandidate(rewrite, self.name, "", {
-                "model": os.path.basename(path), "constrained": config.constrained}))
-        reason = "; ".join(dict.fromkeys(refusals)) or "no rewrite"
-        return candidates_or_refuse(text, candidates, generator=self.name, reason=reason, limit=config.samples)
+            candidate, refusal = self._verified(text, rewrite, style, original, chat, seed + 1000 * (i + 1), gold)
+            if candidate is None:
+                outcome.refusals.append(refusal)
+                continue
+            outcome.candidates.append(candidate)
+            if outcome.first_seconds is None:
+                outcome.first_seconds = round(time.monotonic() - started, 3)
+            if on_candidate is not None:
+                on_candidate(candidate)
+        outcome.original = original.result()
+        outcome.seconds = round(time.monotonic() - started, 3)
+        return outcome
+
+    def _verified(self, text: str, rewrite: str, style: Style, original: _Solver, chat, seed: int,
+                  gold: str | float | None) -> tuple[GeneratedCandidate | None, str]:
+        solver = _Solver(rewrite, chat, self.config, seed)
+        check = compare(original.draw(1), solver.draw(1), gold)
+        if check.passed is not True:  # disagreement or no answer: draw more of both before deciding
+            check = compare(original.draw(self.config.solve_samples), solver.draw(self.config.solve_samples), gold)
+        if check.passed is False:
+            return None, f"it solves to another answer: {check.detail}"
+        if check.passed is None and original.result().majority is not None and solver.result().majority is None:
+            # The problem can be solved and the rewrite cannot: what is missing is usually a fact.
+            return None, (f"the rewrite could not be solved (the problem solves to "
+                          f"{format_answer(original.result().majority)})")
+        meta = {"style": style.name, "reworded": reword_score(text, rewrite),
+                "verification": _verification(check, original.result(), solver.result())}
+        return GeneratedCandidate(rewrite, self.name, "", meta), ""
+
+
+def _gold_number(gold: str | float, fallback: float | None) -> float | None:
+    value = gold_value(str(gold)) if not isinstance(gold, (int, float)) else float(gold)
+    return fallback if value is None else value

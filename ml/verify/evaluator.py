@@ -186,8 +186,22 @@ def _straight_line(lines: list[ProgramLine]) -> tuple[float, list[tuple[str, flo
     return float(check_number(result)), steps
 
 
+def _without_formulas(lines: list[ProgramLine]) -> list[ProgramLine]:
+    """``lines`` without the formula lines models write before the numbers ("distance = speed *
+    time", then "distance = 360 / 4 * 7"): an assignment over names no line defines, whose name
+    a later line assigns again."""
+    assigned = {line.name for line in lines if line.kind == "assign"}
+    kept = []
+    for i, line in enumerate(lines):
+        later = any(other.kind == "assign" and other.name == line.name for other in lines[i + 1:])
+        if line.kind == "assign" and later and not expression_names(line.right) <= assigned:
+            continue
+        kept.append(line)
+    return kept
+
+
 def _evaluate(program: str) -> tuple[float, list[tuple[str, float]]]:
-    lines = read_program(program)
+    lines = _without_formulas(read_program(program))
     if not any(line.kind == "equation" for line in lines):
         try:
             return _straight_line(lines)

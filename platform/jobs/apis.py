@@ -26,7 +26,7 @@ class JobSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = [
-            "id", "kind", "status", "progress", "params", "result", "error", "log", "queue",
+            "id", "kind", "status", "progress", "params", "result", "partial", "error", "log", "queue",
             "attempts", "requeues", "dataset", "created_by", "created_at", "started_at", "finished_at",
             "eta_seconds", "cancel_requested",
         ]

@@ -36,6 +36,9 @@ class Job(models.Model):
     progress = models.FloatField(default=0.0)
     params = models.JSONField(default=dict, blank=True)
     result = models.JSONField(default=dict, blank=True)
+    # What a running job already has to show (a paraphrase job's rule variants, then each verified
+    # LLM rewrite as it passes); the final answer is ``result``.
+    partial = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     log = models.TextField(blank=True, help_text="Human-readable notes the task wrote while running.")
     queue = models.CharField(max_length=16, default="cpu")

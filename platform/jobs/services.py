@@ -194,7 +194,7 @@ def job_claim(*, job_id: int) -> Job | None:
     return job
 
 
-def _progress_alias() -> str:
+def progress_alias() -> str:
     """The connection progress is written through.
 
     Outside a transaction: the task's own connection (the write commits at once). Inside a
@@ -215,7 +215,7 @@ def job_progress(*, job_id: int, progress: float, note: str | None = None) -> No
     """Record a running job's progress; raises :class:`JobCancelled` when someone asked it to stop."""
     progress = min(1.0, max(0.0, float(progress)))
     fields: dict[str, Any] = {"progress": progress, "heartbeat_at": timezone.now()}
-    alias = _progress_alias()
+    alias = progress_alias()
     written = Job.objects.using(alias).filter(pk=job_id, status=Job.Status.RUNNING,
                                               cancel_requested=False).update(**fields)
     if not written and Job.objects.using(alias).filter(pk=job_id, cancel_requested=True).exists():

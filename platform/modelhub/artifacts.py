@@ -137,6 +137,8 @@ def version_register(
                 params=dict(params), metrics=dict(metrics), job=job, created_by=user, name=name[:128],
             )
             final = model_root(kind) / f"v{version.pk}-{stamp}"
+            if final.exists():  # ids restart with a fresh database (test runs) and stamps are to the second
+                final = final.with_name(f"{final.name}-{uuid.uuid4().hex[:6]}")
             Path(folder).rename(final)
             version.artifact_path = str(final)
             version.save(update_fields=["artifact_path"])

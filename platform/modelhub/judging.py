@@ -10,15 +10,26 @@ column it writes and the threshold on that column. A ParaQD version decides on i
 The threshold is the version's calibration (``metrics["calibration"]``, fitted on validation pairs
 and human gold labels by ``calibrate``) when it has one, else ParaQD's fixed 0.5 on the cosine.
 The paper's σ = (cos + 1) / 2 is not touched: it stays the similarity in PQI.
+
+Generation reads the same judge through the port at the end (:func:`deciding_judge`, a
+:class:`Judge` answering :class:`Verdict` objects): the handout, the ``generate`` job and the
+candidates' writes name no kind.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ml.verify.gate import PRIOR, GateModel, gate_features
+
 from .kinds.registry import get_kind, kinds
 from .models import ModelVersion
+from .verdicts import Verdict, verdict_from_score
+
+__all__ = ["Decision", "Judge", "Verdict", "decision", "decision_version", "deciding_judge", "handout_floor",
+           "judge_kinds", "verdict_from_score", "verified", "version_threshold"]
 
 UNCALIBRATED_COSINE_THRESHOLD = 0.5
 # Before any judge is active the platform reads the packaged encoder's cosine (``Score.paraqd``).
@@ -100,3 +111,89 @@ def handout_floor(version: ModelVersion | None) -> float:
     if calibration and _finite(calibration.get("handout_floor")):
         return float(calibration["handout_floor"])
     return version_threshold(version)
+
+
+# --- The judging port -------------------------------------------------------------------------
+# What generation asks of whichever judge decides: one verdict per pair, the floor a handed-out
+# variant must clear, and whether its probability gates what is handed out at all. Each kind
+# answers through the registry (``ModelKind.verdicts``), so a judge kind promoted tomorrow gates
+# the handout without generation naming it; the verifier's signals arrive as checks of a verdict.
+
+
+@dataclass(frozen=True)
+class Judge:
+    """The judge that decides right now (:func:`deciding_judge`).
+
+    ``kind``: its model kind; ``version``: the active version (None: the packaged encoder's
+    cosine, before any judge exists); ``threshold``: where ``valid`` is drawn; ``floor``: the
+    probability a handed-out variant must exceed; ``gates``: whether that probability decides
+    what is handed out (a calibrated judge) or only ranks (ParaQD's raw cosine: every candidate
+    goes to the selector, which sees the paper's scores)."""
+
+    kind: str
+    version: ModelVersion | None
+    threshold: float
+    floor: float
+    gates: bool
+    calibrated: bool
+
+    @property
+    def version_id(self) -> int | None:
+        return None if self.version is None else self.version.pk
+
+    @property
+    def name(self) -> str:
+        return self.version.name if self.version is not None else f"{self.kind} (packaged encoder)"
+
+    def verdicts(self, questions: Sequence[str], paraphrases: Sequence[str],
+                 verifications: Sequence[Mapping[str, Any] | None] | None = None) -> list[Verdict]:
+        """One :class:`Verdict` per pair, from the kind (``ModelKind.verdicts``). Where a pair
+        carries a verification (an LLM rewrite re-solved, ``ml.generation.llm``), its ``same
+        answer`` check joins the verdict and the gate combines every signal into its probability."""
+        if len(questions) != len(paraphrases):
+            raise ValueError("questions and paraphrases differ in length")
+        if not questions:
+            return []
+        verdicts = list(get_kind(self.kind).verdicts(version=self.version, questions=list(questions),
+                                                     paraphrases=list(paraphrases), threshold=self.threshold))
+        if verifications is None:
+            return verdicts
+        return [verdict if verification is None else verified(verdict, verification)
+                for verdict, verification in zip(verdicts, verifications)]
+
+    def store(self, *, candidate_ids: Sequence[int], verdicts: Sequence[Verdict]) -> None:
+        """Keep verdicts already computed for stored candidates (the queue and the exports read them)."""
+        if self.version is not None and candidate_ids:
+            get_kind(self.kind).store_verdicts(version=self.version, candidate_ids=list(candidate_ids),
+                                              verdicts=list(verdicts))
+
+    def score_candidates(self, *, candidate_ids: Sequence[int]) -> int:
+        """Judge stored candidates and keep the verdicts; how many were scored."""
+        if self.version is None or not candidate_ids:
+            return 0
+        return int(get_kind(self.kind).score_candidates(version=self.version, candidate_ids=list(candidate_ids)))
+
+
+def verified(verdict: Verdict, verification: Mapping[str, Any], gate: GateModel = PRIOR) -> Verdict:
+    """``verdict`` with the verifier's ``same answer`` check (its detail shows both answers) and
+    the gate's P(valid) over the judge's probability and the verification's signals."""
+    passed = verification.get("passed")
+    check = {"check": "same answer", "passed": passed is True, "undecided": passed is None,
+             "detail": str(verification.get("detail") or "")}
+    features = gate_features(verdict.probability, verification, verification.get("reworded"))
+    return verdict.with_checks([check], probability=gate.probability(features),
+                               objection=None if passed is True else "same answer")
+
+
+def deciding_judge() -> Judge:
+    """The judge that decides (the active judge-kind version activated last; the packaged
+    encoder's cosine before any), with its threshold and handout floor."""
+    version = decision_version()
+    if version is None:
+        return Judge(kind=FALLBACK_KIND, version=None, threshold=UNCALIBRATED_COSINE_THRESHOLD,
+                     floor=UNCALIBRATED_COSINE_THRESHOLD, gates=False, calibrated=False)
+    kind = get_kind(version.kind)
+    return Judge(kind=version.kind, version=version, threshold=version_threshold(version),
+                 floor=handout_floor(version), gates=not kind.decides_on_raw_score,
+                 calibrated=calibration_of(version) is not None)
+

@@ -262,6 +262,8 @@ CELERY_BEAT_SCHEDULE: dict = {
 
 # --- devices and models ------------------------------------------------------------------------
 from .settings_models import *  # noqa: E402,F401,F403  (devices, models, generation, the judge)
+
+PARALAB_LLM_DIR = PARALAB_LLM_DIR or str(MODEL_DIR)  # noqa: F405
 PARALAB_WORDNET_DIR = PARALAB_WORDNET_DIR or str(DATA_DIR / "nltk_data")  # noqa: F405
 # How long the dashboard keeps its summaries of a large dataset (paralab.dashboard); 0: never.
 # Beat recomputes them every half of it (paralab.dashboard.refresh), into the shared cache.

@@ -83,14 +83,22 @@ PARALAB_WORDNET_DIR = env_str("PARALAB_WORDNET_DIR", "")  # empty: settings.py p
 PARALAB_SYNONYM_SOURCE = env_str("PARALAB_SYNONYM_SOURCE", "auto")
 if PARALAB_SYNONYM_SOURCE not in {"auto", "wordnet", "embedding"}:
     raise ImproperlyConfigured(f"PARALAB_SYNONYM_SOURCE must be auto, wordnet or embedding, got {PARALAB_SYNONYM_SOURCE!r}")
-PARALAB_LLM_DIR = env_str("PARALAB_LLM_DIR", "")
-PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "")
-# On, with the instruct LLM configured (the two settings above): `paraphrase` / `POST paraphrase/` ask
-# it for more candidates when the default rules give fewer than k judged-valid variants likely to be
-# reworded enough (useful probability >= 0.5); its rewrites then pass the same judge. Off by default:
-# on the AQuA dev problems it raised coverage but a quarter of the LLM variants it handed out were
-# invalid, and it adds ~20 s a problem on a CPU (docs/results/handout.md).
-PARALAB_LLM_FALLBACK = env_bool("PARALAB_LLM_FALLBACK", False)
+# The instruct LLM that rewords and re-solves (ml.generation.llm): on by default. `make install` places
+# Qwen2.5-Coder-1.5B-Instruct (1.1 GB, SHA-256 checked) at PARALAB_LLM_DIR/PARALAB_LLM_FILE (empty dir:
+# MODEL_DIR); PARALAB_LLM=0 (or `make install LLM=0`) turns it off, and a missing model file leaves the
+# rule variants alone with a sentence saying why.
+PARALAB_LLM = env_bool("PARALAB_LLM", True)
+PARALAB_LLM_DIR = env_str("PARALAB_LLM_DIR", "")  # empty: settings.py puts MODEL_DIR
+PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "qwen2.5-coder-1.5b-instruct.gguf")
+# llama.cpp CPU threads: 1 measured fastest on a 2-core machine with other work running (two threads
+# spin and wait for each other when one is descheduled; docs/results/llm.md).
+PARALAB_LLM_THREADS = env_int("PARALAB_LLM_THREADS", 1)
+# Rewrites asked per pasted problem (the rewording instructions taken in turn) and the most solves of one
+# text when the original's and a rewrite's answers disagree (self-consistency).
+PARALAB_LLM_SAMPLES = env_int("PARALAB_LLM_SAMPLES", 4)
+PARALAB_LLM_SOLVE_SAMPLES = env_int("PARALAB_LLM_SOLVE_SAMPLES", 3)
+# Seconds `paraphrase` spends on LLM rewrites after the rule variants are out; no new rewrite starts later.
+PARALAB_LLM_BUDGET_S = env_float("PARALAB_LLM_BUDGET_S", 60.0)
 # The judge probability a neural generator's candidate (instruct LLM, STEAD, PAP, fill_mask) must
 # exceed to be handed out, when higher than the judge's own handout floor. 0: the judge's floor; the
 # floor fitted on labelled LLM rewrites did not hold out of sample (docs/results/neural-floor.md).

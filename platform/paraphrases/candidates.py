@@ -11,16 +11,15 @@ from annotation.selectors import dataset_sizes_forget
 from corpus.models import Dataset
 from corpus.text import text_hash
 from modelhub.calibration import calibrated_probabilities
-from modelhub.judging import decision_version
-from modelhub.kinds.judge.service import KIND as JUDGE_KIND
-from modelhub.kinds.judge.service import judge_score_candidates, judge_store_scores
+from modelhub.judging import deciding_judge
 from modelhub.selectors import modelversion_active
 
 from .models import SCORE_COLUMNS, Candidate, Score
 from .selection import Judged, ScoredCandidate
 
 if TYPE_CHECKING:
-    from modelhub.kinds.paraqd import ScoringModel
+    from modelhub.judging import Verdict
+    from modelhub.scorer import ScoringModel
 
 GENERATED_PURPOSE = "generated"
 NEURAL_KINDS = ("stead", "pap")  # trained generators: their candidates point at the version that wrote them
@@ -67,12 +66,12 @@ def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: 
             rows, update_conflicts=True, unique_fields=["candidate", "scorer_version"],
             update_fields=["model_version", "probability", *SCORE_COLUMNS.values()],
         )
-        if judged is not None and judged.results is not None:
-            read: dict[int, dict] = {}
-            for pk, result in zip(ids, judged.results):
-                if result is not None:
-                    read.setdefault(pk, result)
-            judge_store_scores(candidate_ids=list(read), version=judged.version, results=list(read.values()))
+        if judged is not None and judged.gated:
+            read: dict[int, Verdict] = {}
+            for pk, verdict in zip(ids, judged.verdicts):
+                if verdict is not None:
+                    read.setdefault(pk, verdict)
+            judged.judge.store(candidate_ids=list(read), verdicts=list(read.values()))
         else:
             _judge_if_deciding(list(once))
     return ids
@@ -81,9 +80,9 @@ def candidates_store(problem_id: int, scored: Sequence[ScoredCandidate], model: 
 def _judge_if_deciding(candidate_ids: Sequence[int]) -> None:
     """When the numeracy-aware judge makes the decisions (``modelhub.judging``), it scores new
     candidates too, so the queue and the variants export can read its probability."""
-    judge = decision_version()
-    if judge is not None and judge.kind == JUDGE_KIND:
-        judge_score_candidates(candidate_ids=candidate_ids, version=judge)
+    judge = deciding_judge()
+    if judge.gates:
+        judge.score_candidates(candidate_ids=candidate_ids)
 
 
 def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:

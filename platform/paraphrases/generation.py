@@ -39,7 +39,7 @@ from jobs.services import job_create, job_enqueue, job_log
 from ml.generation import GENERATORS, GenerationResources, available_generators, generate, get_generator, is_default
 from ml.selection import SELECTORS
 from modelhub.artifacts import model_device
-from modelhub.kinds.paraqd import base_encoder_path, paraqd_default_model
+from modelhub.scorer import encoder_path, scoring_model
 from modelhub.selectors import modelversion_active
 from paralab.errors import UserError
 
@@ -74,7 +74,7 @@ def generation_resources() -> GenerationResources:
         spacy_model=settings.PARALAB_SPACY_MODEL,
         synonym_source=settings.PARALAB_SYNONYM_SOURCE,
         wordnet_dir=settings.PARALAB_WORDNET_DIR or None,
-        embedding_model=base_encoder_path(),
+        embedding_model=encoder_path(),
         masked_lm=settings.PARALAB_MASKED_LM or None,
         llm_dir=settings.PARALAB_LLM_DIR or None,
         llm_file=settings.PARALAB_LLM_FILE or None,
@@ -237,7 +237,7 @@ def generation_run(
     "generators"}``.
     """
     resources, names, selector = request_checked(generators, select, per_problem)
-    model = paraqd_default_model()
+    model = scoring_model()
     problems = list(Problem.objects.filter(dataset=dataset).order_by("id").values_list("id", "text", "equation"))
     if max_problems is not None:
         problems = problems[:max_problems]

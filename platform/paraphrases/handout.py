@@ -3,31 +3,38 @@
 the page runs it as a ``paraphrase`` job and polls it."""
 from __future__ import annotations
 
+import logging
+import random
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from rapidfuzz import fuzz
 
 from corpus.text import pair_checks
 from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
-from jobs.services import job_create, job_enqueue
-from ml.generation import generate, get_generator
+from jobs.partial import job_partial
+from jobs.services import JobCancelled, job_create, job_enqueue
+from ml.generation import GeneratorUnavailable, generate, get_generator
+from ml.generation.llm import InstructLLMConfig, InstructLLMGenerator
 from ml.input_checks import refusal_reason
 from ml.text.highlight import highlight_spans
-from modelhub.judging import decision_version
-from modelhub.kinds.judge.service import KIND as JUDGE_KIND
-from modelhub.kinds.paraqd import paraqd_default_model
+from ml.selection.usefulness import useful_probability
+from modelhub.judging import Judge, Verdict, deciding_judge
+from modelhub.scorer import scoring_model
 
 from .generation import DEFAULT_SEED, GenerationError, Progress, problem_seed, request_checked
 from .models import METRIC_KEYS
-from .selection import candidates_score, judged_select, probability_as_sigma
+from .selection import Judged, ScoredCandidate, candidate_floor, candidates_score, judged_select, probability_as_sigma
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -77,92 +84,79 @@ def paraphrase_variants(
     generators: Sequence[str] | str | None = None,
     select: str | None = None,
     seed: int = DEFAULT_SEED,
+    on_partial: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Variants of one problem, best first (nothing is stored):
-    ``{"variants": [{"text", "generator", "prompt", "valid_probability", "useful_probability", "reasons", "S",
-    "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "numbers_kept", "spans"}], "problem": {"text", "spans"},
-    "candidates", "passed", "rejected", "rejected_reasons", "message", "judge", "floor", "refused",
-    "llm_asked", "scorer", "select", "seconds"}``.
+    ``{"variants": [{"text", "generator", "prompt", "valid_probability", "useful_probability", "reasons",
+    "reworded", "S", "D", "N", "PQI", "bleu_div", "wpd", "paraqd", "numbers_kept", "spans", "checks"}],
+    "problem": {"text", "spans"}, "candidates", "passed", "rejected", "rejected_reasons", "message", "judge",
+    "floor", "refused", "llm_asked", "llm", "scorer", "select", "seconds"}``.
 
-    With a judge deciding (``modelhub.judging``; the shipped judge on a fresh installation), every
-    candidate gets the judge's calibrated probability of being a valid variant; only those above the
-    version's handout floor are handed out, and the selector (PAMMR by default) picks ``k`` of them
-    with σ replaced by that probability times the probability that the variant is reworded enough to
-    be worth handing out (``useful_probability``; ``S`` stays the paper's σ). When fewer than ``k`` pass, the
-    answer says so (``message``, ``rejected_reasons``) instead of filling up with doubtful ones.
-    With ParaQD deciding, the selector picks among every candidate as the paper does.
+    The rules first: with a judge deciding (``modelhub.judging``; the shipped judge on a fresh
+    installation), every candidate gets the judge's calibrated probability of being a valid
+    variant; only those above its handout floor are handed out, and the selector (PAMMR by default)
+    picks ``k`` of them with σ replaced by that probability times the probability that the variant
+    is reworded enough to be worth handing out. With ParaQD deciding, the selector picks among every
+    candidate as the paper does.
 
-    Without named generators, when the instruct LLM is configured and fewer than ``k`` picks are
-    likely useful, its rewrites join the candidates and everything is judged and selected again
-    (:func:`llm_fallback_wanted`; ``llm_asked`` says whether it ran).
+    Then, without named generators and with the instruct LLM on and installed (``PARALAB_LLM``), its
+    rewrites: each one reworded, refused with its reason or re-solved to the original's answer
+    (``ml.generation.llm``), judged with its ``same answer`` check, and, when it passes the floor,
+    published through ``on_partial`` at once (the rule variants are published first). Verified
+    rewrites come first in the final answer, no two handed-out variants are near copies, and when
+    the model is missing, broken or over its time budget (``PARALAB_LLM_BUDGET_S``) the answer is the
+    rule variants with ``llm["message"]`` saying why.
     """
     started = time.perf_counter()
     text = paraphrase_text_checked(text)
     resources, names, selector = request_checked(generators, select, k)
-    model = paraqd_default_model()
+    model = scoring_model()
+    judge = deciding_judge()
     generated, refusals = generate(names, text, problem_seed(seed, text), resources)
     scored = candidates_score(text, generated, model) if generated else []
     judged = judged_select(selector, text, scored, k, model=model, limit=settings.PARALAB_JUDGE_MAX_CANDIDATES,
-                           rounds=settings.PARALAB_JUDGE_ROUNDS)
-    llm_asked = not generators and llm_fallback_wanted(judged, scored, k, resources)
-    if llm_asked:
-        # The rules gave fewer than k judged-valid variants worth handing out: ask the LLM too, and
-        # judge and select over everything (the rules' pairs come from the judge's feature cache).
-        extra, llm_refusals = generate([LLM_GENERATOR], text, problem_seed(seed, text), resources)
-        refusals.update(llm_refusals)
-        if extra:
-            scored = scored + candidates_score(text, extra, model)
-            judged = judged_select(selector, text, scored, k, model=model,
-                                   limit=settings.PARALAB_JUDGE_MAX_CANDIDATES + len(extra),
-                                   rounds=settings.PARALAB_JUDGE_ROUNDS)
-    pool = judged.passed
-    # PQI as selection saw it (σ = the judge's probability when a judge decides), computed once.
-    judged_pqi = {i: (probability_as_sigma(scored[i]) if judged.results is not None else scored[i]).scores["PQI"]
-                  for i in pool}
-    picks = judged.picks or sorted(pool, key=lambda i: -judged_pqi[i])[:k]
-    chosen = sorted(picks, key=lambda i: -judged_pqi[i])
-    spacy_model = settings.PARALAB_SPACY_MODEL
-    variants = []
-    problem_spans = highlight_spans(text, spacy_model=spacy_model)
-    for i in chosen:
-        s = scored[i]
-        spans = highlight_spans(s.text, spacy_model=spacy_model)
-        variants.append({
-            "text": s.text, "generator": s.generator, "prompt": s.prompt,
-            "valid_probability": round(float(s.scores["valid_probability"]), 4) if judged.results is not None else None,
-            "useful_probability": (round(float(s.scores["useful_probability"]), 4)
-                                   if "useful_probability" in s.scores else None),
-            "reasons": judged.results[i]["checks"] if judged.results is not None else [],
-            # The paper's metrics as reported (σ = encoder cosine), not the judged ones used to select.
-            **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
-            "numbers_kept": s.scores["N"] >= 1.0,
-            "spans": spans,
-            "checks": pair_checks(text, s.text, {"problem": problem_spans, "paraphrase": spans})})
-    rejected_reasons = judged.rejected_reasons
-    judge_info = None if judged.version is None else {"version": judged.version.pk, "name": judged.version.name,
-                                                      "floor": round(judged.floor, 4)}
-    rejected = len(scored) - len(pool)
+                           rounds=settings.PARALAB_JUDGE_ROUNDS, judge=judge)
+    build = _VariantBuilder(text, scored, judged)
+    rule_picks = build.rule_picks(k)
+    llm = LLMStage.planned(generators, judge, resources)
+    if on_partial is not None:
+        on_partial({"variants": [build.variant(i) for i in rule_picks], "llm": llm.status()})
+    if llm.wanted:
+        llm.run(text=text, seed=problem_seed(seed, text), resources=resources, judge=judge, model=model,
+                build=build, rule_picks=rule_picks, k=k, on_partial=on_partial)
+        refusals.update(llm.refusals_by_generator())
+    chosen = build.final(rule_picks, llm.passed, k)
+    variants = [build.variant(i) for i in chosen]
+    pool = judged.passed + llm.passed
+    rejected_reasons = dict(judged.rejected_reasons)
+    for reason, count in llm.rejected_reasons.items():
+        rejected_reasons[reason] = rejected_reasons.get(reason, 0) + count
+    judge_info = None if not judge.gates or judge.version is None else {
+        "version": judge.version.pk, "name": judge.version.name, "floor": round(judge.floor, 4)}
+    candidates = len(build.scored)
+    rejected = candidates - len(pool)
     message = ""
-    if not scored:
+    if not candidates:
         # Nothing to judge: say so rather than answer with an empty list (each reason is in "refused").
         tried = len({name.split("+")[0] for name in refusals}) or len(names)
         message = (f"No generator could rewrite this problem: none of the {tried} generators found a part it can "
                    "change safely (each one's reason is under refused)")
-    elif judged.results is not None and len(variants) < k:
+    elif judged.gated and len(variants) < k:
         why = ", ".join(f"{name} {count}" for name, count in sorted(rejected_reasons.items(), key=lambda t: -t[1]))
         message = (f"{len(variants)} variant{'s' if len(variants) != 1 else ''} passed the check; "
                    f"{rejected} candidate{'s were' if rejected != 1 else ' was'} rejected" + (f": {why}" if why else ""))
     return {
         "variants": variants,
-        "problem": {"text": text, "spans": problem_spans},
-        "candidates": len(scored),
+        "problem": {"text": text, "spans": build.problem_spans},
+        "candidates": candidates,
         "passed": len(pool),
         "rejected": rejected,
         "rejected_reasons": rejected_reasons,
         "message": message,
         "judge": judge_info,
         "refused": refusals,
-        "llm_asked": llm_asked,
+        "llm_asked": llm.asked,
+        "llm": llm.status(),
         "scorer": model.scorer_version,
         "select": selector,
         "seconds": round(time.perf_counter() - started, 3),
@@ -170,25 +164,154 @@ def paraphrase_variants(
 
 
 LLM_GENERATOR = "instruct_llm"
-# A handed-out variant counts as worth handing out for the fallback when its useful probability
-# (ml.selection.usefulness) is at least this.
-USEFUL_ENOUGH = 0.5
+# Two handed-out variants this similar (rapidfuzz ratio, 0..100) are near copies: the later one goes.
+NEAR_COPY = 90.0
 
 
-def llm_fallback_wanted(judged: Any, scored: list, k: int, resources: Any) -> bool:
-    """Whether the default rules' answer should be topped up with the instruct LLM's rewrites:
-    ``PARALAB_LLM_FALLBACK`` is on, the LLM is configured and can run, a judge decides, and fewer
-    than ``k`` of the picks are likely useful (useful probability >= :data:`USEFUL_ENOUGH`)."""
-    if not settings.PARALAB_LLM_FALLBACK:
-        return False
-    if judged.results is None:  # ParaQD decides, or the rules gave nothing to judge
-        version = decision_version()
-        if scored or version is None or version.kind != JUDGE_KIND:
-            return False
-    if get_generator(LLM_GENERATOR).unavailable_reason(resources) is not None:
-        return False
-    useful = sum(float(scored[i].scores.get("useful_probability", 0.0)) >= USEFUL_ENOUGH for i in judged.picks)
-    return useful < k
+class _VariantBuilder:
+    """The handout's candidates (the rules' scored ones, then each LLM rewrite as it arrives) and
+    how each is shown."""
+
+    def __init__(self, text: str, scored: list[ScoredCandidate], judged: Judged) -> None:
+        self.text, self.scored, self.judged = text, scored, judged
+        self.verdicts: dict[int, Verdict] = {i: v for i, v in enumerate(judged.verdicts) if v is not None}
+        self.spacy_model = settings.PARALAB_SPACY_MODEL
+        self.problem_spans = highlight_spans(text, spacy_model=self.spacy_model)
+
+    def judged_pqi(self, i: int) -> float:
+        # PQI as selection saw it (σ = the judge's probability when a judge decides).
+        item = self.scored[i]
+        return (probability_as_sigma(item) if i in self.verdicts else item).scores["PQI"]
+
+    def rule_picks(self, k: int) -> list[int]:
+        picks = self.judged.picks or sorted(self.judged.passed, key=lambda i: -self.judged_pqi(i))[:k]
+        return sorted(picks, key=lambda i: -self.judged_pqi(i))
+
+    def add(self, item: ScoredCandidate, verdict: Verdict | None) -> int:
+        self.scored.append(item)
+        i = len(self.scored) - 1
+        if verdict is not None:
+            self.verdicts[i] = verdict
+            item.scores["valid_probability"] = verdict.probability
+        return i
+
+    def final(self, rule_picks: list[int], llm_passed: list[int], k: int) -> list[int]:
+        """Verified LLM rewrites first (most probably valid first), then the rules' picks; never two
+        near copies; at most ``k``."""
+        ordered = sorted(llm_passed, key=lambda i: -self.verdicts[i].probability) + list(rule_picks)
+        chosen: list[int] = []
+        for i in ordered:
+            if len(chosen) >= k:
+                break
+            if any(fuzz.ratio(self.scored[i].text, self.scored[j].text) >= NEAR_COPY for j in chosen):
+                continue
+            chosen.append(i)
+        return chosen
+
+    def variant(self, i: int) -> dict[str, Any]:
+        s = self.scored[i]
+        verdict = self.verdicts.get(i)
+        spans = highlight_spans(s.text, spacy_model=self.spacy_model)
+        return {
+            "text": s.text, "generator": s.generator, "prompt": s.prompt,
+            "valid_probability": round(float(verdict.probability), 4) if verdict is not None else None,
+            "useful_probability": (round(float(s.scores["useful_probability"]), 4)
+                                   if "useful_probability" in s.scores else None),
+            "reasons": list(verdict.checks) if verdict is not None else [],
+            "reworded": s.meta.get("reworded"),
+            # The paper's metrics as reported (σ = encoder cosine), not the judged ones used to select.
+            **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
+            "numbers_kept": s.scores["N"] >= 1.0,
+            "spans": spans,
+            "checks": pair_checks(self.text, s.text, {"problem": self.problem_spans, "paraphrase": spans})}
+
+
+class LLMStage:
+    """The instruct LLM's part of one handout: whether it runs, what it gave, and why not."""
+
+    def __init__(self, *, wanted: bool, reason: str = "") -> None:
+        self.wanted = wanted
+        self.asked = False
+        self.message = reason
+        self.passed: list[int] = []
+        self.rejected_reasons: dict[str, int] = {}
+        self.refusals: list[str] = []
+        self.first_seconds: float | None = None
+        self.seconds: float | None = None
+
+    @classmethod
+    def planned(cls, generators: Sequence[str] | str | None, judge: Judge, resources: Any) -> "LLMStage":
+        if generators:
+            return cls(wanted=False)
+        if not settings.PARALAB_LLM:
+            return cls(wanted=False, reason="The language model is switched off (PARALAB_LLM=0): rule variants only.")
+        reason = get_generator(LLM_GENERATOR).unavailable_reason(resources)
+        if reason is not None:
+            return cls(wanted=False, reason=f"No reworded variants: the language model cannot run ({reason}).")
+        return cls(wanted=True)
+
+    def status(self) -> dict[str, Any]:
+        state = "running" if self.wanted and not self.asked else ("done" if self.asked else "off")
+        return {"state": state, "message": self.message, "verified": len(self.passed),
+                "refused": len(self.refusals), "first_seconds": self.first_seconds, "seconds": self.seconds}
+
+    def refusals_by_generator(self) -> dict[str, str]:
+        if self.passed or not self.refusals:
+            return {}
+        return {LLM_GENERATOR: "; ".join(dict.fromkeys(self.refusals))}
+
+    def run(self, *, text: str, seed: int, resources: Any, judge: Judge, model: Any, build: _VariantBuilder,
+            rule_picks: list[int], k: int, on_partial: Callable[[dict[str, Any]], None] | None) -> None:
+        generator = get_generator(LLM_GENERATOR)
+        if isinstance(generator, InstructLLMGenerator):  # the settings' threads and samples
+            generator = replace(generator, config=llm_config())
+        floor = candidate_floor(LLM_GENERATOR, judge.floor)
+
+        def arrived(candidate: Any) -> None:
+            (item,) = candidates_score(text, [candidate], model)
+            item.scores["useful_probability"] = useful_probability(text, item.text)
+            (verdict,) = (judge.verdicts([text], [item.text], verifications=[{
+                **candidate.meta["verification"], "reworded": candidate.meta.get("reworded")}])
+                if judge.gates else [None])
+            i = build.add(item, verdict)
+            if verdict is None or verdict.probability > floor:
+                self.passed.append(i)
+            else:
+                reason = verdict.objection or "low probability"
+                self.rejected_reasons[reason] = self.rejected_reasons.get(reason, 0) + 1
+            if on_partial is not None:
+                chosen = build.final(rule_picks, self.passed, k)
+                on_partial({"variants": [build.variant(j) for j in chosen], "llm": self.status()})
+
+        started = time.monotonic()
+        try:
+            outcome = generator.reword(text, random.Random(seed), resources, on_candidate=arrived,
+                                       deadline=started + float(settings.PARALAB_LLM_BUDGET_S))
+        except GeneratorUnavailable as exc:
+            self.message = f"No reworded variants: the language model cannot run ({exc.reason})."
+        except JobCancelled:
+            raise
+        except MemoryError:
+            self.message = "No reworded variants: the language model ran out of memory."
+        except Exception as exc:  # the rule variants stand whatever the runtime does
+            logger.exception("the instruct LLM failed on a handout")
+            self.message = f"No reworded variants: the language model failed ({type(exc).__name__}: {exc})."
+        else:
+            self.refusals = list(outcome.refusals)
+            self.first_seconds = outcome.first_seconds
+            if outcome.stopped:
+                self.message = f"The language model {outcome.stopped}."
+            elif not self.passed:
+                self.message = ("The language model's rewrites were all refused: "
+                                + "; ".join(dict.fromkeys(outcome.refusals)) + ".") if outcome.refusals else ""
+        self.asked = True
+        self.seconds = round(time.monotonic() - started, 3)
+
+
+def llm_config() -> InstructLLMConfig:
+    """The instruct LLM generator's settings (``PARALAB_LLM_*``)."""
+    return InstructLLMConfig(samples=settings.PARALAB_LLM_SAMPLES, solve_samples=settings.PARALAB_LLM_SOLVE_SAMPLES,
+                             threads=settings.PARALAB_LLM_THREADS)
 
 
 def paraphrase_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
@@ -196,5 +319,9 @@ def paraphrase_run(*, job: Job, progress: Progress | None = None) -> dict[str, A
     request = ParaphraseRequest.from_params(job.params)
     if progress:
         progress(0.05, "generating, scoring and judging the candidates")
+    publish = None
+    if job is not None and job.pk:
+        def publish(partial: dict[str, Any]) -> None:
+            job_partial(job_id=job.pk, partial=partial)
     return paraphrase_variants(text=request.text, k=int(request.k), generators=request.generators or None,
-                               select=request.select)
+                               select=request.select, on_partial=publish)

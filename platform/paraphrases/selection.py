@@ -17,14 +17,12 @@ from ml.metrics.pqi import pqi
 from ml.selection import SelectionCandidate, select
 from ml.selection.usefulness import useful_probability
 from ml.text.number_mentions import number_signature
-from modelhub.judging import decision_version, handout_floor, version_threshold
-from modelhub.kinds.judge.service import KIND as JUDGE_KIND
-from modelhub.kinds.judge.service import judge_evaluate_pairs
-from modelhub.kinds.paraqd import paraqd_cosines
+from modelhub.judging import Judge, Verdict, deciding_judge, version_threshold
+from modelhub.scorer import scoring_cosines
 
 if TYPE_CHECKING:
     from ml.generation import GeneratedCandidate
-    from modelhub.kinds.paraqd import ScoringModel
+    from modelhub.scorer import ScoringModel
 
 
 @dataclass
@@ -39,7 +37,7 @@ class ScoredCandidate:
 def candidates_score(original: str, generated: Sequence[GeneratedCandidate], model: ScoringModel) -> list[ScoredCandidate]:
     """``generated`` rewrites of ``original`` with S, D, N, PQI (σ from ``model``'s cosine)."""
     texts = [g.text for g in generated]
-    cosines = paraqd_cosines(model=model, questions=[original] * len(texts), paraphrases=texts)
+    cosines = scoring_cosines(model=model, questions=[original] * len(texts), paraphrases=texts)
     scores = paraphrase_scores_many(original, texts, cosines, spacy_model=settings.PARALAB_SPACY_MODEL)
     return [ScoredCandidate(g.text, g.generator, g.prompt, dict(g.meta), s) for g, s in zip(generated, scores)]
 
@@ -61,51 +59,64 @@ def select_indices(selector: str, original: str, scored: Sequence[ScoredCandidat
 
 @dataclass
 class Judged:
-    """What the deciding judge made of a problem's candidates: the picks (indices into the scored
-    list, selection order), the judge's per-candidate results (None when ParaQD decides), which
-    passed the handout floor, and why the others were rejected (the check that counts most against
-    each, counted)."""
+    """What the deciding judge made of a problem's candidates: the judge (``modelhub.judging``), the
+    picks (indices into the scored list, selection order), its verdict per candidate (None for one it
+    did not read), which passed the handout floor, and why the others were rejected (the check that
+    counts most against each, counted). With a judge that does not gate (ParaQD's raw cosine),
+    ``verdicts`` is empty and every candidate passes to the selector."""
 
+    judge: Judge
     picks: list[int]
-    results: list[dict[str, Any]] | None
+    verdicts: list[Verdict | None]
     passed: list[int]
     rejected_reasons: dict[str, int]
-    version: Any = None
-    floor: float | None = None
+
+    @property
+    def gated(self) -> bool:
+        """Whether the judge's probability decided what passed (a calibrated judge read them)."""
+        return self.judge.gates and bool(self.verdicts)
+
+    @property
+    def version(self) -> Any:
+        return self.judge.version
+
+    @property
+    def floor(self) -> float:
+        return self.judge.floor
 
 
 def judged_select(selector: str, original: str, scored: list[ScoredCandidate], k: int, *, equation: str = "",
-                   model: ScoringModel | None = None, limit: int = 0, rounds: int = 1) -> Judged:
+                   model: ScoringModel | None = None, limit: int = 0, rounds: int = 1,
+                   judge: Judge | None = None) -> Judged:
     """Generate → judge → keep what passes the floor → diversify among the survivors.
 
-    With a numeracy-aware judge deciding, each candidate's ``scores["valid_probability"]`` is set,
-    only candidates above the version's handout floor stay in the pool (a rejected one is counted
-    under the check that counts most against it), and the selector sees σ
-    replaced by that probability (PQI recomputed with it). With ParaQD deciding, every candidate
-    is in the pool and the selector sees the paper's scores. ``limit``, ``rounds``: see
-    :func:`judge_verdicts` (it reads more while fewer than ``k`` pass)."""
+    With a gating judge deciding (``Judge.gates``: a calibrated probability), each candidate's
+    ``scores["valid_probability"]`` is set, only candidates above the judge's handout floor stay
+    in the pool (a rejected one is counted under the check that counts most against it), and the
+    selector sees σ replaced by that probability (PQI recomputed with it). With ParaQD deciding,
+    every candidate is in the pool and the selector sees the paper's scores. ``limit``, ``rounds``:
+    see :func:`judge_verdicts` (it reads more while fewer than ``k`` pass)."""
+    judge = judge or deciding_judge()
     for item in scored:  # cheap (no model): it also decides which candidates the judge reads first
         item.scores["useful_probability"] = useful_probability(original, item.text)
-    verdicts = judge_verdicts(original, scored, limit, want=k, rounds=rounds)
-    if verdicts is None:
+    if not judge.gates or not scored:
         picks = select_indices(selector, original, scored, k, equation=equation, model=model)
-        return Judged(picks=picks, results=None, passed=list(range(len(scored))), rejected_reasons={})
-    version, floor, results = verdicts
+        return Judged(judge=judge, picks=picks, verdicts=[], passed=list(range(len(scored))), rejected_reasons={})
+    verdicts = judge_verdicts(judge, original, scored, limit, want=k, rounds=rounds)
     passed, reasons = [], {}
-    for i, result in enumerate(results):
-        if result is None:  # over the judge's per-problem limit
+    for i, verdict in enumerate(verdicts):
+        if verdict is None:  # over the judge's per-problem limit
             reasons["not checked"] = reasons.get("not checked", 0) + 1
             continue
-        scored[i].scores["valid_probability"] = result["probability"]
-        if result["probability"] > candidate_floor(scored[i].generator, floor):
+        scored[i].scores["valid_probability"] = verdict.probability
+        if verdict.probability > candidate_floor(scored[i].generator, judge.floor):
             passed.append(i)
             continue
-        reason = result.get("objection") or "low probability"
+        reason = verdict.objection or "low probability"
         reasons[reason] = reasons.get(reason, 0) + 1
     survivors = [probability_as_sigma(scored[i]) for i in passed]
     picks = [passed[j] for j in select_indices(selector, original, survivors, k, equation=equation, model=model)]
-    return Judged(picks=picks, results=results, passed=passed, rejected_reasons=reasons, version=version,
-                   floor=floor)
+    return Judged(judge=judge, picks=picks, verdicts=verdicts, passed=passed, rejected_reasons=reasons)
 
 
 def candidate_floor(generator: str, floor: float) -> float:
@@ -119,33 +130,35 @@ def candidate_floor(generator: str, floor: float) -> float:
     return floor
 
 
-def judge_verdicts(text: str, scored: Sequence[ScoredCandidate], limit: int = 0, *, want: int = 0,
-                   rounds: int = 1):
-    """(deciding judge version, its handout floor, its per-candidate results) when a numeracy-aware
-    judge decides (``modelhub.judging``), else None (ParaQD decides: no probability to gate on).
+def judge_verdicts(judge: Judge, text: str, scored: Sequence[ScoredCandidate], limit: int = 0, *, want: int = 0,
+                   rounds: int = 1) -> list[Verdict | None]:
+    """The judge's verdict per candidate (None for one it did not read).
 
     With ``limit``, the judge reads at most that many candidates a round (its fluency LM is most of
     the cost; ``paraphrase`` answers while someone waits), taken round-robin over the generators so
     that every generator is represented, most reworded first; while fewer than ``want`` of those
     read pass the floor it reads the next ``limit`` in the same order, for up to ``rounds`` rounds
-    (a problem whose most reworded candidates all fail still gets the plainer ones read). The
-    others get None and are not handed out ("not checked")."""
-    version = decision_version()
-    if version is None or version.kind != JUDGE_KIND or not scored:
-        return None
-    floor = handout_floor(version)
+    (a problem whose most reworded candidates all fail still gets the plainer ones read)."""
     order = round_robin_order(scored) if limit else list(range(len(scored)))
-    results: list[dict[str, Any] | None] = [None] * len(scored)
+    verdicts: list[Verdict | None] = [None] * len(scored)
     step = limit or len(order)
     for start in range(0, min(len(order), step * max(1, rounds)), step):
         chosen = sorted(order[start:start + step])
-        judged = judge_evaluate_pairs(version=version, questions=[text] * len(chosen),
-                                      paraphrases=[scored[i].text for i in chosen])
-        for i, result in zip(chosen, judged):
-            results[i] = result
-        if sum(r is not None and r["probability"] > floor for r in results) >= want:
+        verifications = [_verification(scored[i]) for i in chosen]
+        for i, verdict in zip(chosen, judge.verdicts([text] * len(chosen), [scored[i].text for i in chosen],
+                                                     verifications=verifications)):
+            verdicts[i] = verdict
+        if sum(v is not None and v.probability > judge.floor for v in verdicts) >= want:
             break
-    return version, floor, results
+    return verdicts
+
+
+def _verification(item: ScoredCandidate) -> dict[str, Any] | None:
+    """An LLM rewrite's re-solving (``meta["verification"]``) with how reworded it is, for the gate."""
+    verification = item.meta.get("verification")
+    if not isinstance(verification, dict):
+        return None
+    return {**verification, "reworded": item.meta.get("reworded")}
 
 
 def round_robin_order(scored: Sequence[ScoredCandidate]) -> list[int]:

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jobs.progress import Progress
+from modelhub.verdicts import Verdict, verdict_from_score
 from paralab.errors import UserError
 
 if TYPE_CHECKING:
@@ -119,6 +120,19 @@ class ModelKind(Protocol):
         only when it ranks the held-out gold no worse."""
         ...
 
+    def verdicts(self, *, version: "ModelVersion | None", questions: list[str], paraphrases: list[str],
+                 threshold: float) -> list[Verdict]:
+        """A judge's :class:`~modelhub.verdicts.Verdict` per pair (the judging port's answer)."""
+        ...
+
+    def store_verdicts(self, *, version: "ModelVersion", candidate_ids: list[int], verdicts: list[Verdict]) -> None:
+        """Keep verdicts computed for stored candidates (``Score`` rows the queue and exports read)."""
+        ...
+
+    def score_candidates(self, *, version: "ModelVersion", candidate_ids: list[int]) -> int:
+        """Judge stored candidates and keep the verdicts; how many were scored."""
+        ...
+
     def reference_version(self, *, user: Any, activate: bool = True) -> "ModelVersion | None":
         """A version of this kind that needs no training (ParaQD: the packaged encoder), registered
         once and activated when none is; None for a kind that has none."""
@@ -166,6 +180,17 @@ class KindDefaults:
 
     def refit_from_gold(self, *, version, user) -> dict[str, Any]:
         raise NotAJudge(f"{self.name} versions are not refitted from gold labels")
+
+    def verdicts(self, *, version, questions, paraphrases, threshold: float) -> list[Verdict]:
+        """From :meth:`decision_scores`: the score the kind decides on is its probability."""
+        raw, decided = self.decision_scores(version=version, questions=questions, paraphrases=paraphrases)
+        return [verdict_from_score(d, threshold=threshold, raw=r, label=self.label) for r, d in zip(raw, decided)]
+
+    def store_verdicts(self, *, version, candidate_ids, verdicts) -> None:
+        """Nothing kept by default: the kind's scores are recomputed where read."""
+
+    def score_candidates(self, *, version, candidate_ids) -> int:
+        return 0
 
     def reference_version(self, *, user, activate: bool = True):
         return None

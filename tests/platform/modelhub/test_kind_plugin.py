@@ -147,3 +147,45 @@ class PluginKindTests(RetrainSetUpMixin, TestCase):
             response = self.client.post(f"/api/v1/models/{KIND}/retrain/")
         self.assertEqual(response.status_code, 202)
         self.assertEqual(Job.objects.get(pk=response.json()["job"]).status, Job.Status.SUCCEEDED)
+
+
+class PluginJudgeGatesTheHandoutTests(TestCase):
+    """The judging port (``modelhub.judging.deciding_judge``): a judge kind registered by this file
+    alone, once promoted, decides what ``paraphrase_variants`` hands out, with no generation module
+    naming it."""
+
+    PROBLEM = ("John had 5 apples and bought 7 more at the market on Monday. "
+               "How many apples does John have now?")
+
+    def setUp(self):
+        register(LengthRatioKind())
+        self.addCleanup(unregister, KIND)
+
+    def promote(self, line: float) -> ModelVersion:
+        folder = work_dir(KIND)
+        folder.mkdir(parents=True)
+        (folder / "line.json").write_text(json.dumps({"line": line}))
+        return version_register(kind=KIND, folder=folder, base_model="none", name=f"length ratio {line}",
+                                training_data={}, params={}, metrics={}, activate=True)
+
+    def test_the_promoted_plugin_judge_decides_what_is_handed_out(self):
+        from modelhub.judging import deciding_judge
+        from paraphrases.handout import paraphrase_variants
+
+        lenient = self.promote(0.0)  # every rewrite is at least 0 times as long: all pass
+        judge = deciding_judge()
+        self.assertEqual((judge.kind, judge.version_id, judge.gates), (KIND, lenient.pk, True))
+        passed = paraphrase_variants(text=self.PROBLEM, k=3)
+        self.assertEqual(passed["judge"]["version"], lenient.pk)
+        self.assertTrue(passed["variants"])
+        self.assertTrue(all(v["valid_probability"] == 1.0 for v in passed["variants"]))
+        self.assertTrue(all(v["reasons"][0]["check"] == LengthRatioKind.label for v in passed["variants"]))
+
+        strict = self.promote(5.0)  # no rewrite is five times as long: the same candidates all fail
+        self.assertEqual(deciding_judge().version_id, strict.pk)
+        refused = paraphrase_variants(text=self.PROBLEM, k=3)
+        self.assertEqual(refused["variants"], [])
+        self.assertEqual(refused["judge"]["version"], strict.pk)
+        self.assertGreater(refused["rejected"], 0)
+        self.assertEqual(set(refused["rejected_reasons"]) - {"not checked"}, {LengthRatioKind.label})
+        self.assertIn("rejected", refused["message"])

@@ -19,7 +19,7 @@ from corpus.models import Problem
 from modelhub.calibration import ValidationPair
 from modelhub.judging import calibration_of, decision, decision_version, handout_floor
 from modelhub.kinds.judge.refit import RefitError, judge_refit
-from modelhub.kinds.judge.service import judge_score_candidates
+from modelhub.kinds.judge.storage import judge_score_candidates
 from modelhub.kinds.judge.shipped import judge_install_shipped
 from modelhub.models import ModelVersion
 from paraphrases.handout import paraphrase_variants

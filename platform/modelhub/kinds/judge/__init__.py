@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..base import NotRetrainedFromLabels, TrainRequest
 from .refit import judge_refit
 from .service import judge_evaluate_pairs, judge_train
+from .storage import judge_score_candidates, judge_store_verdicts, judge_verdicts
 
 
 class JudgeKind(NotRetrainedFromLabels):
@@ -37,3 +38,13 @@ class JudgeKind(NotRetrainedFromLabels):
 
     def refit_from_gold(self, *, version, user) -> dict:
         return judge_refit(version=version, user=user)
+
+    def verdicts(self, *, version, questions: list[str], paraphrases: list[str], threshold: float):
+        """The calibrated probability with every check's explanation (``judge_evaluate_pairs``)."""
+        return judge_verdicts(version=version, questions=questions, paraphrases=paraphrases)
+
+    def store_verdicts(self, *, version, candidate_ids: list[int], verdicts) -> None:
+        judge_store_verdicts(candidate_ids=candidate_ids, version=version, verdicts=verdicts)
+
+    def score_candidates(self, *, version, candidate_ids: list[int]) -> int:
+        return judge_score_candidates(candidate_ids=candidate_ids, version=version)

@@ -13,7 +13,7 @@ import importlib.util
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -35,7 +35,7 @@ from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from modelhub.services import modelversion_activate
 from paralab.errors import UserError
-from paraphrases.models import Candidate, Score
+from paraphrases.models import Score
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -332,37 +332,6 @@ def judge_save_version(judge: NumeracyJudge, **row: Any) -> ModelVersion:
     except BaseException as exc:
         discard_work(partial, exc, resumable=False)
         raise
-
-
-def judge_score_candidates(*, candidate_ids: Iterable[int], version: ModelVersion) -> int:
-    """``Score`` rows of ``version`` (scorer ``judge:v<id>``): the probability, the encoder's
-    cosine and σ, and the explanation in ``extra["checks"]``; upserted."""
-
-    ids = sorted({int(pk) for pk in candidate_ids})
-    scored = 0
-    for start in range(0, len(ids), SCORE_BATCH):
-        rows = list(Candidate.objects.filter(pk__in=ids[start:start + SCORE_BATCH])
-                    .values_list("pk", "problem__text", "text"))
-        if not rows:
-            continue
-        results = judge_evaluate_pairs(version=version, questions=[r[1] for r in rows], paraphrases=[r[2] for r in rows])
-        judge_store_scores(candidate_ids=[r[0] for r in rows], version=version, results=results)
-        scored += len(rows)
-    return scored
-
-
-def judge_store_scores(*, candidate_ids: Sequence[int], version: ModelVersion, results: Sequence[dict]) -> None:
-    """Upsert the ``Score`` rows (scorer ``judge:v<id>``) of results :func:`judge_evaluate_pairs`
-    computed for ``candidate_ids`` (same order)."""
-
-    Score.objects.bulk_create(
-        [Score(candidate_id=pk, scorer_version=f"judge:v{version.pk}", model_version=version,
-               paraqd=res["cosine"], similarity=(res["cosine"] + 1.0) / 2.0, probability=res["probability"],
-               extra={"checks": res["checks"]})
-         for pk, res in zip(candidate_ids, results)],
-        update_conflicts=True, unique_fields=["candidate", "scorer_version"],
-        update_fields=["paraqd", "similarity", "probability", "model_version", "extra"],
-    )
 
 
 def judge_explanation(*, candidate) -> dict[str, Any] | None:

@@ -23,10 +23,11 @@ from typing import Any
 
 from django.conf import settings
 
-from modelhub.calibration import CalibrationError, version_calibrate
+from modelhub.calibration import CalibrationError, calibrated_probabilities, version_calibrate
 from modelhub.judging import version_threshold
 from modelhub.selectors import human_gold_labels
 from modelhub.services import RetrainRequest
+from modelhub.verdicts import Verdict
 
 from ..base import GateMetric, KindDefaults, Progress, TrainRequest
 from .common import (  # noqa: F401 - the kind's public names
@@ -143,6 +144,20 @@ class ParaQDKind(KindDefaults):
         """A ParaQD version decides on its raw cosine."""
         raw = self.raw_scores(version=version, questions=questions, paraphrases=paraphrases)
         return raw, raw
+
+    def verdicts(self, *, version, questions: list[str], paraphrases: list[str], threshold: float) -> list[Verdict]:
+        """Cosine verdicts: valid when the version's cosine (the packaged encoder's with no version)
+        is over ``threshold``; the probability is the version's calibration of it, else σ = (cos + 1) / 2."""
+        cosines = paraqd_cosines(model=self._model(version), questions=questions, paraphrases=paraphrases)
+        calibrated = calibrated_probabilities(version=version, scores=cosines)
+        verdicts = []
+        for cos, probability in zip(cosines, calibrated):
+            passed = cos > threshold
+            check = {"check": "encoder cosine", "passed": passed, "detail": f"{cos:.3f} (line {threshold:.3f})"}
+            verdicts.append(Verdict(probability=(cos + 1.0) / 2.0 if probability is None else probability,
+                                    valid=passed, objection=None if passed else "encoder cosine", checks=(check,),
+                                    cosine=cos, raw=cos))
+        return verdicts
 
     def reference_version(self, *, user, activate: bool = True):
         """The packaged base encoder as a version: the platform's first judge."""
