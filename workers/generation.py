@@ -14,7 +14,7 @@ from jobs import tasks
 from jobs.services import job_run
 from ml.generation import warm_up
 from paraphrases.generation import generate_run, generation_resources
-from paraphrases.handout import paraphrase_run
+from paraphrases.handout import llm_warm_up, paraphrase_run
 
 from .common import COMMON, SHORT_LIMITS
 
@@ -39,7 +39,11 @@ def _warm_up(**kwargs: Any) -> None:
     """Load spaCy and the synonym source once when a worker starts (about 7 s on a 2-core CPU),
     not inside the first task. A failure here is logged and the task will try again."""
     try:
-        loaded = warm_up(generation_resources())
+        resources = generation_resources()
+        loaded = warm_up(resources)
+        llm = llm_warm_up(resources)
+        if llm:
+            loaded.append(llm)
         logger.info("generation resources loaded: %s", ", ".join(loaded))
     except Exception:  # noqa: BLE001 - a worker must start even when a resource is missing
         logger.exception("warming up the generators failed")

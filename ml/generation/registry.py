@@ -104,6 +104,8 @@ def generate(
     text: str,
     rng_seed_or_rng: int | random.Random,
     resources: GenerationResources | None = None,
+    *,
+    gold: str | None = None,
 ) -> tuple[list[GeneratedCandidate], dict[str, str]]:
     """Candidates of every named generator for ``text``, in the order of ``names``, and the
     reasons of those that produced none (not applicable, unavailable, or failed).
@@ -124,7 +126,10 @@ def generate(
     for generator in generators:
         rng = random.Random(generator_seed(seed, generator.name))
         try:
-            produced = generator.generate(text, rng, resources)
+            if gold and getattr(generator, "accepts_gold", False):
+                produced = generator.generate(text, rng, resources, gold=gold)
+            else:
+                produced = generator.generate(text, rng, resources)
         except (NotApplicable, GeneratorUnavailable) as exc:
             refusals[generator.name] = exc.reason
             continue

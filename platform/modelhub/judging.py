@@ -174,12 +174,29 @@ class Judge:
         return int(get_kind(self.kind).score_candidates(version=self.version, candidate_ids=list(candidate_ids)))
 
 
-def verified(verdict: Verdict, verification: Mapping[str, Any], gate: GateModel = PRIOR) -> Verdict:
+# The model kind whose active version combines an LLM rewrite's signals (``kinds/llm_gate.py``).
+VERIFIER_GATE_KIND = "llm_gate"
+
+
+def verification_gate() -> GateModel:
+    """The active verification gate's model (retrained from gold labels on LLM rewrites and
+    promoted by the gate), else the stated prior."""
+    version = (ModelVersion.objects.filter(kind=VERIFIER_GATE_KIND, status=ModelVersion.Status.ACTIVE)
+               .order_by("-activated_at", "-id").first())
+    if version is None or VERIFIER_GATE_KIND not in {kind.name for kind in kinds()}:
+        return PRIOR
+    return get_kind(VERIFIER_GATE_KIND).verification_gate(version)
+
+
+def verified(verdict: Verdict, verification: Mapping[str, Any], gate: GateModel | None = None) -> Verdict:
     """``verdict`` with the verifier's ``same answer`` check (its detail shows both answers) and
-    the gate's P(valid) over the judge's probability and the verification's signals."""
+    the gate's P(valid) over the judge's probability and the verification's signals (``gate``:
+    the active verification gate's by default)."""
+    gate = gate or verification_gate()
     passed = verification.get("passed")
     check = {"check": "same answer", "passed": passed is True, "undecided": passed is None,
-             "detail": str(verification.get("detail") or "")}
+             "detail": str(verification.get("detail") or ""), "judge_probability": round(verdict.probability, 4),
+             "gate": gate.source}
     features = gate_features(verdict.probability, verification, verification.get("reworded"))
     return verdict.with_checks([check], probability=gate.probability(features),
                                objection=None if passed is True else "same answer")

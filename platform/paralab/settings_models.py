@@ -95,7 +95,7 @@ PARALAB_LLM_FILE = env_str("PARALAB_LLM_FILE", "qwen2.5-coder-1.5b-instruct.gguf
 PARALAB_LLM_THREADS = env_int("PARALAB_LLM_THREADS", 1)
 # Rewrites asked per pasted problem (the rewording instructions taken in turn) and the most solves of one
 # text when the original's and a rewrite's answers disagree (self-consistency).
-PARALAB_LLM_SAMPLES = env_int("PARALAB_LLM_SAMPLES", 4)
+PARALAB_LLM_SAMPLES = env_int("PARALAB_LLM_SAMPLES", 6)
 PARALAB_LLM_SOLVE_SAMPLES = env_int("PARALAB_LLM_SOLVE_SAMPLES", 3)
 # Seconds `paraphrase` spends on LLM rewrites after the rule variants are out; no new rewrite starts later.
 PARALAB_LLM_BUDGET_S = env_float("PARALAB_LLM_BUDGET_S", 60.0)

@@ -3,6 +3,7 @@ with their ``Score`` rows upserted (and the deciding judge's probability), and t
 queue. A rerun rewrites the same rows."""
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,19 @@ def _judge_if_deciding(candidate_ids: Sequence[int]) -> None:
 
 
 def _json_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in meta.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    """What of a generator's details can be stored: scalars, and JSON-safe records such as an LLM
+    rewrite's verification (both answers, the signals)."""
+    kept = {}
+    for k, v in meta.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            kept[k] = v
+        elif isinstance(v, (dict, list)):
+            try:
+                json.dumps(v, allow_nan=False)
+            except (TypeError, ValueError):
+                continue
+            kept[k] = v
+    return kept
 
 
 def candidates_queue(dataset: Dataset, candidate_ids: Sequence[int], batch_size: int = 2000) -> int:

@@ -238,7 +238,8 @@ def generation_run(
     """
     resources, names, selector = request_checked(generators, select, per_problem)
     model = scoring_model()
-    problems = list(Problem.objects.filter(dataset=dataset).order_by("id").values_list("id", "text", "equation"))
+    problems = list(Problem.objects.filter(dataset=dataset).order_by("id")
+                    .values_list("id", "text", "equation", "answer"))
     if max_problems is not None:
         problems = problems[:max_problems]
     if not problems:
@@ -252,9 +253,9 @@ def generation_run(
     n_candidates = n_selected = n_queued = n_passed = 0
     rejected: dict[str, int] = defaultdict(int)
     last_note = 0.0
-    for done, (problem_id, text, equation) in enumerate(problems, start=1):
+    for done, (problem_id, text, equation, answer) in enumerate(problems, start=1):
         try:
-            generated, refusals = generate(names, text, problem_seed(seed, text), resources)
+            generated, refusals = generate(names, text, problem_seed(seed, text), resources, gold=answer or None)
             for name in refusals:
                 refused[name] += 1
             scored = candidates_score(text, generated, model) if generated else []

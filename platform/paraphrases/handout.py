@@ -308,6 +308,18 @@ class LLMStage:
         self.seconds = round(time.monotonic() - started, 3)
 
 
+def llm_warm_up(resources: Any) -> str | None:
+    """Load the instruct LLM and its prompts' prefixes once (a worker's or server's start), when it is
+    on and installed; what loaded, or None."""
+    if not settings.PARALAB_LLM:
+        return None
+    generator = get_generator(LLM_GENERATOR)
+    if not isinstance(generator, InstructLLMGenerator) or generator.unavailable_reason(resources) is not None:
+        return None
+    seconds = replace(generator, config=llm_config()).warm_up(resources)
+    return f"instruct LLM ({seconds:.1f} s)"
+
+
 def llm_config() -> InstructLLMConfig:
     """The instruct LLM generator's settings (``PARALAB_LLM_*``)."""
     return InstructLLMConfig(samples=settings.PARALAB_LLM_SAMPLES, solve_samples=settings.PARALAB_LLM_SOLVE_SAMPLES,

@@ -85,8 +85,8 @@ class LLMHandoutTests(ShippedJudgeOn, TestCase):
         first = result["variants"][0]
         self.assertEqual((first["text"], first["generator"]), (GOOD, LLM_GENERATOR))
         same = [r for r in first["reasons"] if r["check"] == "same answer"]
-        self.assertEqual(same, [{"check": "same answer", "passed": True, "undecided": False,
-                                 "detail": "both solve to 10"}])
+        self.assertEqual([(r["passed"], r["undecided"], r["detail"], r["gate"]) for r in same],
+                         [(True, False, "both solve to 10", "prior (not fitted)")])
         self.assertGreater(first["valid_probability"], result["judge"]["floor"])
         self.assertEqual(first["reworded"], 0.6)
         # Published twice: the rule variants alone (the LLM still running), then with the LLM rewrite.
