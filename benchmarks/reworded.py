@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> None:
                                                "problems": len(problems), "k": args.k, "llm": args.llm,
                                                "threads": settings.PARALAB_LLM_THREADS,
                                                "samples": settings.PARALAB_LLM_SAMPLES,
+                                               "budget_s": settings.PARALAB_LLM_BUDGET_S,
                                                "command": " ".join(sys.argv)}))
 
 
@@ -205,7 +206,8 @@ def report(args: argparse.Namespace) -> None:
         f"{now}, commit `{args.commit or '?'}`; command: `{meta['command']}`, then `batch` and `report` with "
         f"{len(passes)} blind passes. Problems: {meta['problem_set']} numbers {meta['offset'] + 1}-"
         f"{meta['offset'] + meta['problems']} (never fitted on); k = {meta['k']}; LLM `{Path(meta['llm']).name}`, "
-        f"{meta['threads']} thread(s), {meta['samples']} rewrites a problem; 2-core CPU, no GPU.", "",
+        f"{meta['threads']} thread(s), {meta['samples']} rewrites a problem, time budget "
+        f"{meta.get('budget_s', args.budget or '?')} s; 2-core CPU, no GPU.", "",
         *table, "", "Labelling:", "", *lines, "",
         "A variant is valid when every pass says valid, depth 2 when every pass says 2 (GUIDELINES.md).", "",
     ]
@@ -232,6 +234,7 @@ def main() -> None:
     p.add_argument("--work", required=True)
     p.add_argument("--passes", nargs="+", required=True)
     p.add_argument("--commit", default="")
+    p.add_argument("--budget", default="", help="the LLM time budget of the run, if run.json lacks it")
     args = parser.parse_args()
     {"run": run, "batch": batch, "report": report}[args.command](args)
 

@@ -50,7 +50,7 @@ from .base import (
 from .llm_prompts import STYLES, Style, rewrite_messages
 
 __all__ = ["InstructLLMConfig", "InstructLLMGenerator", "MAX_BLEU", "RewordOutcome", "reword_score",
-           "quantity_refusal", "rewrite_refusal", "llm_path", "llm_unavailable"]
+           "clean_rewrite", "quantity_refusal", "rewrite_refusal", "llm_path", "llm_unavailable"]
 
 logger = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ def reword_score(original: str, rewrite: str) -> float:
     return max(0.0, round(1.0 - sacrebleu.sentence_bleu(rewrite, [original]).score / 100.0, 4))
 
 
-def _clean(output: str) -> str:
+def clean_rewrite(output: str) -> str:
     """The rewrite alone: the first paragraph, without a "Reworded problem:" lead or quotes."""
     paragraphs = [p.strip() for p in (output or "").strip().split("\n\n") if p.strip()]
     first = _LEAD.sub("", paragraphs[0]) if paragraphs else ""
@@ -267,7 +267,7 @@ class InstructLLMGenerator:
     def unavailable_reason(self, resources: GenerationResources) -> str | None:
         return llm_unavailable(resources)
 
-    def _chat(self, resources: GenerationResources) -> Callable[..., str]:
+    def chat_callable(self, resources: GenerationResources) -> Callable[..., str]:
         path = llm_path(resources)
         reason = self.unavailable_reason(resources)
         if reason is not None or path is None:
@@ -289,7 +289,7 @@ class InstructLLMGenerator:
         """Load the model and evaluate the rewriting and solving prompts' fixed prefixes once (their
         KV cache is then reused), so the first problem is as fast as the next; seconds taken."""
         started = time.monotonic()
-        chat = self._chat(resources)
+        chat = self.chat_callable(resources)
         chat(rewrite_messages("A box holds 3 pens. How many pens are in 2 boxes?", STYLES[0]), seed=0,
              temperature=0.0, max_tokens=1)
         chat(solve_messages("A box holds 3 pens. How many pens are in 2 boxes?"), seed=0, temperature=0.0,
@@ -310,7 +310,7 @@ class InstructLLMGenerator:
         candidate is passed to ``on_candidate`` as soon as it is verified. ``deadline``: a
         ``time.monotonic()`` after which no new rewrite is started (``stopped`` says so)."""
         started = time.monotonic()
-        chat = self._chat(resources)
+        chat = self.chat_callable(resources)
         config = self.config
         seed = rng.randrange(2 ** 31)
         outcome = RewordOutcome()
@@ -327,7 +327,7 @@ class InstructLLMGenerator:
                 break
             raw = chat(rewrite_messages(text, style), seed=seed + 101 * (i + 1), temperature=config.temperature,
                        top_p=config.top_p, max_tokens=budget)
-            rewrite = _clean(raw)
+            rewrite = clean_rewrite(raw)
             if rewrite in seen:
                 outcome.refusals.append("the LLM wrote the same rewrite twice")
                 continue

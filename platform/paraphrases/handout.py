@@ -70,7 +70,9 @@ def paraphrase_start(*, text: str, k: int = 3, generators: Sequence[str] | str |
     text = paraphrase_text_checked(text)
     _, names, selector = request_checked(generators, select, k)
     neural = any(get_generator(n).kind == "neural" for n in names)
-    request = ParaphraseRequest(text=text, k=k, generators=names, select=selector)
+    # Named generators only when the request named them: the job's defaults (the LLM's stage included)
+    # are decided when it runs, as for a direct call.
+    request = ParaphraseRequest(text=text, k=k, generators=names if generators else [], select=selector)
     job = job_create(kind=Job.Kind.PARAPHRASE, params=request.to_params(), created_by=user,
                      queue="gpu" if neural else "cpu")
     job_enqueue(job=job, task=tasks.PARAPHRASE)
@@ -120,7 +122,8 @@ def paraphrase_variants(
     rule_picks = build.rule_picks(k)
     llm = LLMStage.planned(generators, judge, resources)
     if on_partial is not None:
-        on_partial({"variants": [build.variant(i) for i in rule_picks], "llm": llm.status()})
+        on_partial({"variants": [build.variant(i) for i in build.final(rule_picks, [], k)], "llm": llm.status(),
+                    "problem": {"text": text, "spans": build.problem_spans}})
     if llm.wanted:
         llm.run(text=text, seed=problem_seed(seed, text), resources=resources, judge=judge, model=model,
                 build=build, rule_picks=rule_picks, k=k, on_partial=on_partial)
@@ -281,7 +284,8 @@ class LLMStage:
                 self.rejected_reasons[reason] = self.rejected_reasons.get(reason, 0) + 1
             if on_partial is not None:
                 chosen = build.final(rule_picks, self.passed, k)
-                on_partial({"variants": [build.variant(j) for j in chosen], "llm": self.status()})
+                on_partial({"variants": [build.variant(j) for j in chosen], "llm": self.status(),
+                            "problem": {"text": text, "spans": build.problem_spans}})
 
         started = time.monotonic()
         try:

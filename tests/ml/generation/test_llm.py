@@ -2,7 +2,7 @@
 decides, and the real runtime end to end on the packaged SmolLM2-135M GGUF (its rewrites may be
 poor: that test checks the path and the refusals, not quality).
 
-The scripted tests replace only the chat callable (``InstructLLMGenerator._chat``): prompts,
+The scripted tests replace only the chat callable (``InstructLLMGenerator.chat_callable``): prompts,
 refusals, the safe evaluator, self-consistency and the verification record are the real code."""
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ class Scripted:
 def scripted(monkeypatch):
     def install(rewrites, programs):
         chat = Scripted(rewrites, programs)
-        monkeypatch.setattr(InstructLLMGenerator, "_chat", lambda self, resources: chat)
+        monkeypatch.setattr(InstructLLMGenerator, "chat_callable", lambda self, resources: chat)
         return chat
     return install
 

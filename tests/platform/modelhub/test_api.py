@@ -43,7 +43,7 @@ class ModelListApiTests(TestCase):
     def test_all_kinds(self):
         response = self.get(self.staff)
         self.assertEqual(response.data["count"], 3)
-        self.assertEqual(response.data["active"], {"paraqd": self.new.pk, "judge": None, "stead": None, "pap": None})
+        self.assertEqual(response.data["active"], {"paraqd": self.new.pk, "judge": None, "stead": None, "pap": None, "llm_gate": None})
 
     def test_an_unknown_kind_is_a_400(self):
         response = self.get(self.staff, "?kind=bert")
