@@ -118,6 +118,59 @@ class ParaphraseInputSerializer(BlankFormFieldsRefused):
     select = serializers.CharField(required=False, default="pammr")
 
 
+class VariantOutputSerializer(serializers.Serializer):
+    """One handed-out variant (``paraphrases.answers.Variant``)."""
+
+    text = serializers.CharField()
+    generator = serializers.CharField(help_text="registry name of the generator that wrote it")
+    prompt = serializers.CharField(allow_blank=True)
+    valid_probability = serializers.FloatField(allow_null=True,
+                                               help_text="the deciding judge's calibrated P(valid); null with ParaQD")
+    useful_probability = serializers.FloatField(allow_null=True)
+    reasons = serializers.ListField(child=serializers.DictField(), help_text=(
+        "the checks behind the probability, {check, passed, detail, ...}; an LLM rewrite's include "
+        "'same answer' with both answers"))
+    reworded = serializers.FloatField(allow_null=True, help_text="1 - BLEU against the problem (LLM rewrites)")
+    S = serializers.FloatField()
+    D = serializers.FloatField()
+    N = serializers.FloatField()
+    PQI = serializers.FloatField()
+    bleu_div = serializers.FloatField()
+    wpd = serializers.FloatField()
+    paraqd = serializers.FloatField()
+    numbers_kept = serializers.BooleanField()
+    spans = serializers.ListField(child=serializers.DictField())
+    checks = serializers.DictField()
+
+
+class LLMStatusOutputSerializer(serializers.Serializer):
+    state = serializers.ChoiceField(choices=["running", "done", "off"])
+    message = serializers.CharField(allow_blank=True, help_text="why there are no (or fewer) reworded variants")
+    verified = serializers.IntegerField()
+    refused = serializers.IntegerField()
+    first_seconds = serializers.FloatField(allow_null=True)
+    seconds = serializers.FloatField(allow_null=True)
+
+
+class HandoutAnswerOutputSerializer(serializers.Serializer):
+    """``paraphrase``'s answer (``paraphrases.answers.HandoutAnswer``)."""
+
+    variants = VariantOutputSerializer(many=True)
+    problem = serializers.DictField()
+    candidates = serializers.IntegerField()
+    passed = serializers.IntegerField()
+    rejected = serializers.IntegerField()
+    rejected_reasons = serializers.DictField(child=serializers.IntegerField())
+    message = serializers.CharField(allow_blank=True)
+    judge = serializers.DictField(allow_null=True)
+    refused = serializers.DictField(child=serializers.CharField())
+    llm_asked = serializers.BooleanField()
+    llm = LLMStatusOutputSerializer()
+    scorer = serializers.CharField()
+    select = serializers.CharField()
+    seconds = serializers.FloatField()
+
+
 class ParaphraseApi(APIView):
     """Variants of one pasted problem, best first (nothing is stored) → 200 ``{"variants": [...]}``;
     with ``?async=1`` → 202 ``{"job", "status", "url"}`` at once, the answer becoming the job's
@@ -128,8 +181,7 @@ class ParaphraseApi(APIView):
     @extend_schema(request=ParaphraseInputSerializer, parameters=[
         OpenApiParameter("async", OpenApiTypes.BOOL, required=False,
                          description="Answer at once with a job to poll (its result is the same answer)."),
-    ], responses={200: inline_serializer("Variants", {
-        "variants": serializers.ListField(child=serializers.DictField())}),
+    ], responses={200: HandoutAnswerOutputSerializer,
         202: inline_serializer("ParaphraseJob", {"job": serializers.IntegerField(), "status": serializers.CharField(),
                                                  "url": serializers.CharField()}), 400: ErrorSerializer})
     def post(self, request):
@@ -144,7 +196,7 @@ class ParaphraseApi(APIView):
                              "url": reverse("api-job-detail", args=[job.pk])}, status=status.HTTP_202_ACCEPTED)
         result = paraphrase_variants(text=v["text"], k=v["k"], generators=_names(v.get("generators")),
                                      select=v["select"])
-        return Response(result)
+        return Response(HandoutAnswerOutputSerializer(result).data)
 
 
 class GeneratorListApi(APIView):

@@ -7,7 +7,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -27,6 +27,7 @@ from ml.selection.usefulness import useful_probability
 from modelhub.judging import Judge, Verdict, deciding_judge
 from modelhub.scorer import scoring_model
 
+from .answers import HandoutAnswer, LLMStatus, Variant
 from .generation import DEFAULT_SEED, GenerationError, Progress, problem_seed, request_checked
 from .models import METRIC_KEYS
 from .selection import Judged, ScoredCandidate, candidate_floor, candidates_score, judged_select, probability_as_sigma
@@ -122,8 +123,7 @@ def paraphrase_variants(
     rule_picks = build.rule_picks(k)
     llm = LLMStage.planned(generators, judge, resources)
     if on_partial is not None:
-        on_partial({"variants": [build.variant(i) for i in build.final(rule_picks, [], k)], "llm": llm.status(),
-                    "problem": {"text": text, "spans": build.problem_spans}})
+        on_partial(build.partial(build.final(rule_picks, [], k), llm))
     if llm.wanted:
         llm.run(text=text, seed=problem_seed(seed, text), resources=resources, judge=judge, model=model,
                 build=build, rule_picks=rule_picks, k=k, on_partial=on_partial)
@@ -148,22 +148,11 @@ def paraphrase_variants(
         why = ", ".join(f"{name} {count}" for name, count in sorted(rejected_reasons.items(), key=lambda t: -t[1]))
         message = (f"{len(variants)} variant{'s' if len(variants) != 1 else ''} passed the check; "
                    f"{rejected} candidate{'s were' if rejected != 1 else ' was'} rejected" + (f": {why}" if why else ""))
-    return {
-        "variants": variants,
-        "problem": {"text": text, "spans": build.problem_spans},
-        "candidates": candidates,
-        "passed": len(pool),
-        "rejected": rejected,
-        "rejected_reasons": rejected_reasons,
-        "message": message,
-        "judge": judge_info,
-        "refused": refusals,
-        "llm_asked": llm.asked,
-        "llm": llm.status(),
-        "scorer": model.scorer_version,
-        "select": selector,
-        "seconds": round(time.perf_counter() - started, 3),
-    }
+    return HandoutAnswer(
+        variants=variants, problem={"text": text, "spans": build.problem_spans}, candidates=candidates,
+        passed=len(pool), rejected=rejected, rejected_reasons=rejected_reasons, message=message, judge=judge_info,
+        refused=refusals, llm_asked=llm.asked, llm=llm.status(), scorer=model.scorer_version, select=selector,
+        seconds=round(time.perf_counter() - started, 3)).as_dict()
 
 
 LLM_GENERATOR = "instruct_llm"
@@ -211,22 +200,27 @@ class _VariantBuilder:
             chosen.append(i)
         return chosen
 
-    def variant(self, i: int) -> dict[str, Any]:
+    def variant(self, i: int) -> Variant:
         s = self.scored[i]
         verdict = self.verdicts.get(i)
         spans = highlight_spans(s.text, spacy_model=self.spacy_model)
-        return {
-            "text": s.text, "generator": s.generator, "prompt": s.prompt,
-            "valid_probability": round(float(verdict.probability), 4) if verdict is not None else None,
-            "useful_probability": (round(float(s.scores["useful_probability"]), 4)
-                                   if "useful_probability" in s.scores else None),
-            "reasons": list(verdict.checks) if verdict is not None else [],
-            "reworded": s.meta.get("reworded"),
+        return Variant(
+            text=s.text, generator=s.generator, prompt=s.prompt,
+            valid_probability=round(float(verdict.probability), 4) if verdict is not None else None,
+            useful_probability=(round(float(s.scores["useful_probability"]), 4)
+                                if "useful_probability" in s.scores else None),
+            reasons=list(verdict.checks) if verdict is not None else [],
+            reworded=s.meta.get("reworded"),
             # The paper's metrics as reported (σ = encoder cosine), not the judged ones used to select.
             **{key: round(float(s.scores[key]), 4) for key in (*METRIC_KEYS, "paraqd")},
-            "numbers_kept": s.scores["N"] >= 1.0,
-            "spans": spans,
-            "checks": pair_checks(self.text, s.text, {"problem": self.problem_spans, "paraphrase": spans})}
+            numbers_kept=s.scores["N"] >= 1.0,
+            spans=spans,
+            checks=pair_checks(self.text, s.text, {"problem": self.problem_spans, "paraphrase": spans}))
+
+    def partial(self, picks: list[int], llm: "LLMStage") -> dict[str, Any]:
+        """What a running job shows: the current selection, the LLM's stage and the problem."""
+        return {"variants": [asdict(self.variant(i)) for i in picks], "llm": asdict(llm.status()),
+                "problem": {"text": self.text, "spans": self.problem_spans}}
 
 
 class LLMStage:
@@ -253,10 +247,10 @@ class LLMStage:
             return cls(wanted=False, reason=f"No reworded variants: the language model cannot run ({reason}).")
         return cls(wanted=True)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> LLMStatus:
         state = "running" if self.wanted and not self.asked else ("done" if self.asked else "off")
-        return {"state": state, "message": self.message, "verified": len(self.passed),
-                "refused": len(self.refusals), "first_seconds": self.first_seconds, "seconds": self.seconds}
+        return LLMStatus(state=state, message=self.message, verified=len(self.passed), refused=len(self.refusals),
+                         first_seconds=self.first_seconds, seconds=self.seconds)
 
     def refusals_by_generator(self) -> dict[str, str]:
         if self.passed or not self.refusals:
@@ -283,9 +277,7 @@ class LLMStage:
                 reason = verdict.objection or "low probability"
                 self.rejected_reasons[reason] = self.rejected_reasons.get(reason, 0) + 1
             if on_partial is not None:
-                chosen = build.final(rule_picks, self.passed, k)
-                on_partial({"variants": [build.variant(j) for j in chosen], "llm": self.status(),
-                            "problem": {"text": text, "spans": build.problem_spans}})
+                on_partial(build.partial(build.final(rule_picks, self.passed, k), self))
 
         started = time.monotonic()
         try:
