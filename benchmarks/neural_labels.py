@@ -151,7 +151,7 @@ def main() -> None:
              + (f" --out {args.out.relative_to(REPO) if args.out.is_relative_to(REPO) else args.out}"
                 if args.out != OUT else "") + "`, after "
              + (f"`scanning.py --neural-only --dump` ({report.get('args', {}).get('preset', '?')} preset, "
-                f"{report.get('device', '?')})." if report else "`llm_dump.py` (2 cores, no GPU)."), "",
+                f"{report.get('device', '?')})." if report else "`llm_dump.py` (2 cores, no GPU; since replaced by `llm_verify.py`)."), "",
              f"Data: the outputs of {', '.join(sorted({r['generator'] for r in rows}))} on "
              f"{', '.join(sorted({r['set'] for r in rows}))} problems (none trained on), "
              f"up to {args.per_generator} distinct outputs per generator sampled (seed {args.seed}), labelled blind "
