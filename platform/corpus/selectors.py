@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db.models import Count, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from paralab.errors import UserError
+from core.errors import UserError
 
 from .models import Dataset, Problem
 

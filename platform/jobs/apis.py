@@ -9,7 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from paralab.permissions import IsStaff
+from core.permissions import IsStaff
 
 from .models import Job
 from .selectors import job_list

@@ -28,7 +28,7 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from paralab.celery import app
-from paralab.errors import UserError
+from core.errors import UserError
 
 from .background import run_in_background
 from .models import Job
@@ -303,7 +303,7 @@ def job_run(*, job_id: int, body: Callable[..., dict[str, Any]]) -> Job | None:
     success or failure.
 
     ``body`` returns the job's result dict; ``report(fraction, note=None)`` records progress.
-    Expected failures (bad input: any ``paralab.errors.UserError``) end the job ``failed`` with
+    Expected failures (bad input: any ``core.errors.UserError``) end the job ``failed`` with
     their message;
     anything else is logged with its traceback and also ends the job ``failed``. A cancel request
     surfaces as ``JobCancelled`` from ``report`` and ends the job ``cancelled``.

@@ -7,8 +7,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from paralab.errors import UserError
-from paralab.permissions import IsStaff
+from core.errors import UserError
+from core.permissions import IsStaff
 
 from .calibration import CalibrationError
 from .calibration_jobs import calibrate_start, deciding_judge_refit

@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ml.encoders import resolve_encoder_path, select_device
-from paralab.errors import UserError
+from core.errors import UserError
 
 from .models import ModelVersion
 from .services import modelversion_activate, modelversion_create

@@ -28,7 +28,7 @@ from ml.judge.calibration import Calibration, fit_calibration, fit_threshold, re
 from ml.metrics import nest_paraqd_metrics, paraqd_eval
 from ml.metrics.classification import pr_auc, roc_auc
 from ml.serialization import json_safe
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.models import TEST_GENERATOR_PREFIX, Score
 
 from .judging import calibration_of

@@ -25,7 +25,7 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
-from paralab.errors import Conflict
+from core.errors import Conflict
 from paraphrases.models import IMPORTED_PAIR_PREFIX
 
 from .kinds.registry import get_kind

@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
 from jobs.views import job_started_message
-from paralab.errors import UserError
+from core.errors import UserError
 
 from .calibration import CalibrationError
 from .calibration_jobs import calibrate_start, deciding_judge_refit

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "core",
     "jobs",
     "corpus",
     "paraphrases",
@@ -194,15 +195,15 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    # drf-spectacular's, plus the error responses every view can give (paralab.schema).
-    "DEFAULT_SCHEMA_CLASS": "paralab.schema.ParalabAutoSchema",
+    # drf-spectacular's, plus the error responses every view can give (core.schema).
+    "DEFAULT_SCHEMA_CLASS": "core.schema.ParalabAutoSchema",
     "DEFAULT_THROTTLE_RATES": {"auth": env_str("PARALAB_AUTH_THROTTLE", "30/min")},
     # The client address throttles count by: REMOTE_ADDR, or behind the reverse proxy the address
     # it appended to X-Forwarded-For. Unset, DRF would take the whole header, which a client writes
     # itself: a new made-up X-Forwarded-For per request would dodge the login limit.
     "NUM_PROXIES": 1 if env_bool("PARALAB_BEHIND_PROXY", False) else 0,
     # A service's UserError (bad input, a conflict) answers {"detail": message} with its status.
-    "EXCEPTION_HANDLER": "paralab.errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "core.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "paralab API",

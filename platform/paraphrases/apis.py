@@ -13,10 +13,10 @@ from rest_framework.views import APIView
 
 from corpus.models import Dataset
 from corpus.selectors import dataset_get
-from paralab.fields import StrictBooleanField, async_requested
-from paralab.permissions import IsStaff
-from paralab.schema import ErrorSerializer
-from paralab.serializers import BlankFormFieldsRefused
+from core.fields import StrictBooleanField, async_requested
+from core.permissions import IsStaff
+from core.schema import ErrorSerializer
+from core.serializers import BlankFormFieldsRefused
 
 from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, generation_start, generator_catalog
 from .handout import paraphrase_start, paraphrase_variants
@@ -65,7 +65,7 @@ class DatasetGenerateApi(APIView):
         data = GenerateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        # A GenerationError (any paralab.errors.UserError) is answered 400 {"detail"} by the API's handler.
+        # A GenerationError (any core.errors.UserError) is answered 400 {"detail"} by the API's handler.
         job = generation_start(dataset=dataset, generators=_names(v.get("generators")), select=v["select"],
                                per_problem=v["per_problem"], queue=v["queue"], user=request.user)
         return Response({"job": job.pk}, status=status.HTTP_202_ACCEPTED)

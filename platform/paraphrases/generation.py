@@ -41,7 +41,7 @@ from ml.selection import SELECTORS
 from modelhub.artifacts import model_device
 from modelhub.scorer import encoder_path, scoring_model
 from modelhub.selectors import modelversion_active
-from paralab.errors import UserError
+from core.errors import UserError
 
 from .candidates import NEURAL_KINDS, candidates_queue, candidates_store
 from .models import METRIC_KEYS, Candidate

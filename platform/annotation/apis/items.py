@@ -19,9 +19,9 @@ from rest_framework.views import APIView
 
 from corpus.text import pair_checks
 from modelhub.kinds.judge.service import judge_explanation
-from paralab.fields import StrictBooleanField
-from paralab.schema import CHECKS_SCHEMA, ErrorSerializer
-from paralab.serializers import BlankFormFieldsRefused
+from core.fields import StrictBooleanField
+from core.schema import CHECKS_SCHEMA, ErrorSerializer
+from core.serializers import BlankFormFieldsRefused
 
 from .. import filters, review_selectors, selectors, services
 from ..models import AnnotationItem, Label

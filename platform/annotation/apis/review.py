@@ -10,10 +10,10 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from paralab.fields import StrictBooleanField
-from paralab.permissions import IsStaff
-from paralab.schema import ErrorSerializer
-from paralab.serializers import BlankFormFieldsRefused
+from core.fields import StrictBooleanField
+from core.permissions import IsStaff
+from core.schema import ErrorSerializer
+from core.serializers import BlankFormFieldsRefused
 
 from .. import filters, review_selectors, selectors, services
 from ..models import AnnotationItem

@@ -9,9 +9,9 @@ from rest_framework.response import Response
 from rest_framework.validators import UniqueValidator
 from rest_framework.views import APIView
 
-from paralab.permissions import IsStaffOrReadOnlyForMembers
-from paralab.schema import ErrorSerializer
-from paralab.serializers import BlankFormFieldsRefused
+from core.permissions import IsStaffOrReadOnlyForMembers
+from core.schema import ErrorSerializer
+from core.serializers import BlankFormFieldsRefused
 
 from .. import services
 from ..models import Dataset, Problem

@@ -12,9 +12,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs.models import Job
-from paralab.permissions import IsStaff
-from paralab.schema import ErrorSerializer
-from paralab.serializers import BlankFormFieldsRefused
+from core.permissions import IsStaff
+from core.schema import ErrorSerializer
+from core.serializers import BlankFormFieldsRefused
 
 from .. import exporters
 from .common import dataset_or_404, detail_schema

@@ -17,10 +17,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from jobs.models import Job
-from paralab.fields import async_requested
-from paralab.permissions import IsStaff
-from paralab.schema import ErrorSerializer
-from paralab.serializers import BlankFormFieldsRefused
+from core.fields import async_requested
+from core.permissions import IsStaff
+from core.schema import ErrorSerializer
+from core.serializers import BlankFormFieldsRefused
 
 from .. import services
 from ..exporters import safe_filename

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator
 from django.core.exceptions import SuspiciousFileOperation
 from django.utils.text import get_valid_filename
 
-from paralab.errors import UserError
+from core.errors import UserError
 
 from ..models import Dataset
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from paralab.errors import UserError
+from core.errors import UserError
 
 SPLITS = ("train", "dev", "test")
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from jobs.progress import Progress
 from modelhub.verdicts import Verdict, verdict_from_score
-from paralab.errors import UserError
+from core.errors import UserError
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet

@@ -22,7 +22,7 @@ from modelhub.artifacts import version_register, work_dir
 from modelhub.judging import deciding_judge
 from modelhub.models import ModelVersion
 from modelhub.selectors import human_gold_labels
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.models import Candidate
 
 from .base import GateMetric, KindDefaults, TrainRequest

@@ -33,7 +33,7 @@ from ml.stead import preset as stead_preset
 from modelhub.artifacts import model_device
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.generation import generation_resources
 from paraphrases.neural_gate import neural_gate_run
 

@@ -50,7 +50,7 @@ class JobRunTests(TestCase):
         self.assertEqual(out.error, "data.csv, line 3: column 'text' is empty")
 
     def test_any_service_user_error_fails_the_job_with_its_message_alone(self):
-        from paralab.errors import UserError
+        from core.errors import UserError
 
         class NoSuchGenerator(UserError):
             pass

@@ -23,7 +23,7 @@ from modelhub.calibration import CalibrationError, validation_pairs, version_cal
 from modelhub.judging import decision_version
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate
-from paralab.errors import UserError
+from core.errors import UserError
 
 from .service import KIND, encoder_of, judge_save_version, load_judge, pair_features
 

@@ -34,7 +34,7 @@ from modelhub.kinds.paraqd import base_encoder_path, datasets_by_name, paraqd_tr
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from modelhub.services import modelversion_activate
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.models import Score
 
 if TYPE_CHECKING:

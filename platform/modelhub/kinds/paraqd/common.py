@@ -13,7 +13,7 @@ from jobs.progress import Progress, scaled_progress
 from modelhub.artifacts import ArtifactError
 from modelhub.artifacts import base_encoder_path as artifact_encoder_path
 from modelhub.artifacts import model_device
-from paralab.errors import UserError
+from core.errors import UserError
 
 KIND = "paraqd"
 PRETRAINED_SCORER = "paraqd:pretrained"

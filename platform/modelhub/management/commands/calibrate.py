@@ -10,7 +10,7 @@ from jobs.models import Job
 from modelhub.calibration import METHODS
 from modelhub.calibration_jobs import calibrate_start
 from modelhub.judging import judge_kinds
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.management.commands._jobs import run_job_here
 
 

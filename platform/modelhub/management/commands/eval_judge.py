@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from modelhub.evaluation import judge_evaluate, judge_resolve
 from modelhub.kinds.paraqd import datasets_by_name
-from paralab.errors import UserError
+from core.errors import UserError
 
 
 def _fmt(value) -> str:

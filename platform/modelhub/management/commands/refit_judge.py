@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from modelhub.kinds.judge.refit import DEFAULT_HOLDOUT_PERCENT, MIN_HELDOUT, judge_refit
-from paralab.errors import UserError
+from core.errors import UserError
 
 
 class Command(BaseCommand):

@@ -6,7 +6,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from modelhub.kinds.judge.service import judge_train
-from paralab.errors import UserError
+from core.errors import UserError
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
 from modelhub.kinds.paraqd import datasets_by_name
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, generation_start
 
 from ._jobs import run_job_here

@@ -5,7 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from paralab.errors import UserError
+from core.errors import UserError
 from paraphrases.generation import DEFAULT_SELECTOR
 from paraphrases.handout import paraphrase_variants
 
