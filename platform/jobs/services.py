@@ -27,8 +27,8 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Concat
 from django.utils import timezone
 
-from paralab.celery import app
 from core.errors import UserError
+from paralab.celery import app
 
 from .background import run_in_background
 from .models import Job

@@ -20,8 +20,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ml.encoders import resolve_encoder_path, select_device
 from core.errors import UserError
+from ml.encoders import resolve_encoder_path, select_device
 
 from .models import ModelVersion
 from .services import modelversion_activate, modelversion_create

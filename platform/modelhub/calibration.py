@@ -22,13 +22,13 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import GoldLabel
+from core.errors import UserError
 from corpus.models import Dataset, Problem
 from corpus.selectors import datasets_by_name
 from ml.judge.calibration import Calibration, fit_calibration, fit_threshold, reliability_curve
 from ml.metrics import nest_paraqd_metrics, paraqd_eval
 from ml.metrics.classification import pr_auc, roc_auc
 from ml.serialization import json_safe
-from core.errors import UserError
 from paraphrases.models import TEST_GENERATOR_PREFIX, Score
 
 from .judging import calibration_of

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.errors import UserError
 from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
-from core.errors import UserError
 
 from .calibration import METHODS, CalibrationError, version_calibrate
 from .judging import FALLBACK_KIND, calibration_of, decision_version, judge_kinds

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from annotation.models import GoldLabel
+from core.errors import UserError
 from corpus.models import Dataset
 from ml.metrics import nest_paraqd_metrics, paraqd_eval
 from ml.metrics.classification import pr_auc, roc_auc
 from ml.serialization import json_safe
-from core.errors import UserError
 
 from .judging import calibration_of, decision_column, decision_version, handout_floor, judge_kinds, version_threshold
 from .kinds.registry import get_kind

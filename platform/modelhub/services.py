@@ -21,11 +21,11 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core.errors import Conflict
 from jobs import tasks
 from jobs.models import Job
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
-from core.errors import Conflict
 from paraphrases.models import IMPORTED_PAIR_PREFIX
 
 from .kinds.registry import get_kind

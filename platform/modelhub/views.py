@@ -12,8 +12,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_POST, require_safe
 
-from jobs.views import job_started_message
 from core.errors import UserError
+from jobs.views import job_started_message
 
 from .calibration import CalibrationError
 from .calibration_jobs import calibrate_start, deciding_judge_refit

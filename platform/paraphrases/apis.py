@@ -11,12 +11,12 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from corpus.models import Dataset
-from corpus.selectors import dataset_get
 from core.fields import StrictBooleanField, async_requested
 from core.permissions import IsStaff
 from core.schema import ErrorSerializer
 from core.serializers import BlankFormFieldsRefused
+from corpus.models import Dataset
+from corpus.selectors import dataset_get
 
 from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, generation_start, generator_catalog
 from .handout import paraphrase_start, paraphrase_variants

@@ -17,11 +17,11 @@ from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from corpus.text import pair_checks
-from modelhub.kinds.judge.service import judge_explanation
 from core.fields import StrictBooleanField
 from core.schema import CHECKS_SCHEMA, ErrorSerializer
 from core.serializers import BlankFormFieldsRefused
+from corpus.text import pair_checks
+from modelhub.kinds.judge.service import judge_explanation
 
 from .. import filters, review_selectors, selectors, services
 from ..models import AnnotationItem, Label

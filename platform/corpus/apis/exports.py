@@ -11,10 +11,10 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from jobs.models import Job
 from core.permissions import IsStaff
 from core.schema import ErrorSerializer
 from core.serializers import BlankFormFieldsRefused
+from jobs.models import Job
 
 from .. import exporters
 from .common import dataset_or_404, detail_schema

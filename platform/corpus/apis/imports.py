@@ -16,11 +16,11 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from jobs.models import Job
 from core.fields import async_requested
 from core.permissions import IsStaff
 from core.schema import ErrorSerializer
 from core.serializers import BlankFormFieldsRefused
+from jobs.models import Job
 
 from .. import services
 from ..exporters import safe_filename

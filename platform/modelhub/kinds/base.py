@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from core.errors import UserError
 from jobs.progress import Progress
 from modelhub.verdicts import Verdict, verdict_from_score
-from core.errors import UserError
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet

@@ -16,13 +16,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from core.errors import UserError
 from ml.metrics.classification import roc_auc
 from ml.verify.gate import PRIOR, GateModel, fit_gate, gate_features
 from modelhub.artifacts import version_register, work_dir
 from modelhub.judging import deciding_judge
 from modelhub.models import ModelVersion
 from modelhub.selectors import human_gold_labels
-from core.errors import UserError
 from paraphrases.models import Candidate
 
 from .base import GateMetric, KindDefaults, TrainRequest

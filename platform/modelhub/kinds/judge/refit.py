@@ -18,12 +18,12 @@ import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from core.errors import UserError
 from ml.metrics.classification import roc_auc
 from modelhub.calibration import CalibrationError, validation_pairs, version_calibrate
 from modelhub.judging import decision_version
 from modelhub.models import ModelVersion
 from modelhub.services import modelversion_activate
-from core.errors import UserError
 
 from .service import KIND, encoder_of, judge_save_version, load_judge, pair_features
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.errors import UserError
 from jobs.progress import scaled_progress
 from ml.encoders import select_device
 from ml.judge import Calibration, NumeracyJudge, batch_features, sentence_transformer_tokens, sentence_transformer_words
@@ -34,7 +35,6 @@ from modelhub.kinds.paraqd import base_encoder_path, datasets_by_name, paraqd_tr
 from modelhub.models import ModelVersion
 from modelhub.selectors import modelversion_active
 from modelhub.services import modelversion_activate
-from core.errors import UserError
 from paraphrases.models import Score
 
 if TYPE_CHECKING:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 
+from core.errors import UserError
 from corpus.models import Dataset
 from corpus.selectors import UnknownDataset
 from corpus.selectors import datasets_by_name as corpus_datasets_by_name
@@ -13,7 +14,6 @@ from jobs.progress import Progress, scaled_progress
 from modelhub.artifacts import ArtifactError
 from modelhub.artifacts import base_encoder_path as artifact_encoder_path
 from modelhub.artifacts import model_device
-from core.errors import UserError
 
 KIND = "paraqd"
 PRETRAINED_SCORER = "paraqd:pretrained"

@@ -5,12 +5,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.errors import UserError
 from jobs import tasks
 from jobs.models import Job
 from modelhub.calibration import METHODS
 from modelhub.calibration_jobs import calibrate_start
 from modelhub.judging import judge_kinds
-from core.errors import UserError
 from paraphrases.management.commands._jobs import run_job_here
 
 

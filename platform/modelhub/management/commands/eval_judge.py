@@ -5,9 +5,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.errors import UserError
 from modelhub.evaluation import judge_evaluate, judge_resolve
 from modelhub.kinds.paraqd import datasets_by_name
-from core.errors import UserError
 
 
 def _fmt(value) -> str:

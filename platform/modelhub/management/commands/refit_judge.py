@@ -5,8 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelhub.kinds.judge.refit import DEFAULT_HOLDOUT_PERCENT, MIN_HELDOUT, judge_refit
 from core.errors import UserError
+from modelhub.kinds.judge.refit import DEFAULT_HOLDOUT_PERCENT, MIN_HELDOUT, judge_refit
 
 
 class Command(BaseCommand):

@@ -5,8 +5,8 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelhub.kinds.judge.service import judge_train
 from core.errors import UserError
+from modelhub.kinds.judge.service import judge_train
 
 
 class Command(BaseCommand):

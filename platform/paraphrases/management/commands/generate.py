@@ -5,9 +5,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.errors import UserError
 from jobs import tasks
 from modelhub.kinds.paraqd import datasets_by_name
-from core.errors import UserError
 from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, generation_start
 
 from ._jobs import run_job_here
