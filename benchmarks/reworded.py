@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-    from paraphrases.generation import GenerationError, generation_resources
+    from modelhub.resources import generation_resources
+    from paraphrases.generation import GenerationError
     from paraphrases.handout import llm_warm_up, paraphrase_variants
 
     started = time.perf_counter()

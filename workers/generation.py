@@ -13,7 +13,8 @@ from celery.signals import worker_init, worker_process_init
 from jobs import tasks
 from jobs.services import job_run
 from ml.generation import warm_up
-from paraphrases.generation import generate_run, generation_resources
+from modelhub.resources import generation_resources
+from paraphrases.generation import generate_run
 from paraphrases.handout import llm_warm_up, paraphrase_run
 
 from .common import COMMON, SHORT_LIMITS

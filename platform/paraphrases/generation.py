@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from django.conf import settings
 from django.db import transaction
 
+from core.errors import UserError
 from corpus.models import Dataset, Problem
 from jobs import tasks
 from jobs.models import Job
@@ -38,10 +39,8 @@ from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue, job_log
 from ml.generation import GENERATORS, GenerationResources, available_generators, generate, get_generator, is_default
 from ml.selection import SELECTORS
-from modelhub.artifacts import model_device
-from modelhub.scorer import encoder_path, scoring_model
-from modelhub.selectors import modelversion_active
-from core.errors import UserError
+from modelhub.resources import generation_resources
+from modelhub.scorer import scoring_model
 
 from .candidates import NEURAL_KINDS, candidates_queue, candidates_store
 from .models import METRIC_KEYS, Candidate
@@ -65,31 +64,6 @@ class GenerationError(UserError):
 
 
 # --- resources and names ------------------------------------------------------------------------
-
-
-def generation_resources() -> GenerationResources:
-    """The generators' resources from the settings (spaCy pipeline, synonym source, WordNet data,
-    encoder for the embedding-neighbour synonyms, masked LM, optional instruct LLM)."""
-    return GenerationResources(
-        spacy_model=settings.PARALAB_SPACY_MODEL,
-        synonym_source=settings.PARALAB_SYNONYM_SOURCE,
-        wordnet_dir=settings.PARALAB_WORDNET_DIR or None,
-        embedding_model=encoder_path(),
-        masked_lm=settings.PARALAB_MASKED_LM or None,
-        llm_dir=settings.PARALAB_LLM_DIR or None,
-        llm_file=settings.PARALAB_LLM_FILE or None,
-        device=model_device(),
-        stead_model=_active_path("stead"),
-        pap_model=_active_path("pap"),
-        scanning_preset=settings.PARALAB_SCANNING_PRESET,
-        fluency_lm=settings.PARALAB_FLUENCY_LM,
-    )
-
-
-def _active_path(kind: str) -> str | None:
-    """The model folder of the active STEAD/PAP version (None: none is active)."""
-    version = modelversion_active(kind=kind)
-    return version.artifact_path if version is not None and version.artifact_path else None
 
 
 def generator_catalog(resources: GenerationResources | None = None) -> list[dict[str, Any]]:

@@ -19,8 +19,9 @@ from ml.generation import GENERATORS
 from modelhub.kinds.pap import pap_train_from_corpus
 from modelhub.kinds.seq2seq import Progress, ScanningError, check_preset, datasets_named, version_result
 from modelhub.kinds.stead import stead_train
+from modelhub.resources import generation_resources
 
-from .generation import generation_resources, generation_run
+from .generation import generation_run
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
+from core.errors import UserError
 from corpus.models import Dataset, Problem
 from corpus.selectors import datasets_found
 from jobs import tasks
@@ -32,9 +33,8 @@ from ml.seq2seq import load_text_model
 from ml.stead import preset as stead_preset
 from modelhub.artifacts import model_device
 from modelhub.models import ModelVersion
+from modelhub.resources import generation_resources
 from modelhub.selectors import modelversion_active
-from core.errors import UserError
-from paraphrases.generation import generation_resources
 from paraphrases.neural_gate import neural_gate_run
 
 from .base import TrainRequest

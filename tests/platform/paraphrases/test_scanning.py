@@ -22,7 +22,8 @@ from modelhub.kinds.pap import pap_corpus_build, pap_train_from_corpus
 from modelhub.kinds.seq2seq import ScanningError, scanning_train_start, training_problem_rows
 from modelhub.kinds.stead import stead_train
 from modelhub.services import modelversion_set_metrics
-from paraphrases.generation import generation_resources, generator_catalog, generator_names
+from modelhub.resources import generation_resources
+from paraphrases.generation import generator_catalog, generator_names
 from workers.scanning import train_job
 
 from ..corpus.factories import make_gold
@@ -165,7 +166,7 @@ class PapPipelineTests(ScanningSettingsMixin, TestCase):
                          - version.training_data["gold_invalid_removed"])
 
         # both generators are now available and generate through the generate job
-        from paraphrases.generation import generation_resources, generation_run
+        from paraphrases.generation import generation_run
 
         resources = generation_resources()
         self.assertEqual(resources.stead_model, stead.artifact_path)
