@@ -138,7 +138,7 @@ class CommandProgressTests(TransactionTestCase):
         time left and its latest log line while the job runs."""
         import io
 
-        from paraphrases.management.commands._jobs import run_job_here
+        from jobs.foreground import run_job_here
 
         RELEASE.clear()
         STARTED.clear()

@@ -7,11 +7,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import UserError
 from jobs import tasks
+from jobs.foreground import run_job_here
 from jobs.models import Job
 from modelhub.calibration import METHODS
 from modelhub.calibration_jobs import calibrate_start
 from modelhub.judging import judge_kinds
-from paraphrases.management.commands._jobs import run_job_here
 
 
 class Command(BaseCommand):

@@ -6,9 +6,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from jobs.foreground import run_job_here
 from modelhub.kinds.registry import kind_names
 from modelhub.services import RetrainBusy, RetrainError, RetrainNotDue, RetrainUnavailable, model_retrain_start
-from paraphrases.management.commands._jobs import run_job_here
 
 
 class Command(BaseCommand):

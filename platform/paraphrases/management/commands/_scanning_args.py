@@ -7,9 +7,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from jobs.foreground import run_job_here
 from modelhub.kinds.seq2seq import ScanningError, scanning_train_start
-
-from ._jobs import run_job_here
 
 
 def positive_int(value: str) -> int:

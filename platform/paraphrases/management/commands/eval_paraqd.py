@@ -6,9 +6,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from jobs.foreground import run_job_here
 from modelhub.kinds.paraqd import DEFAULT_THRESHOLD, ParaQDError, datasets_by_name, paraqd_evaluate_start
-
-from ._jobs import run_job_here
 
 
 def _fmt(value) -> str:

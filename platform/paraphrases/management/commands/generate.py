@@ -7,10 +7,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from core.errors import UserError
 from jobs import tasks
+from jobs.foreground import run_job_here
 from modelhub.kinds.paraqd import datasets_by_name
 from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, generation_start
 
-from ._jobs import run_job_here
 from .train_paraqd import positive_int
 
 

@@ -6,9 +6,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from jobs.foreground import run_job_here
 from paraphrases.scanning import ScanningError, scanning_start
 
-from ._jobs import run_job_here
 from ._scanning_args import add_training_arguments
 
 

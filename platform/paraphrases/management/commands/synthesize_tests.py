@@ -6,9 +6,9 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from jobs.foreground import run_job_here
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name, paraqd_synthesize_start
 
-from ._jobs import run_job_here
 from .train_paraqd import positive_int
 
 

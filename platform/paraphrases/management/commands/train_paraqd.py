@@ -8,9 +8,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
+from jobs.foreground import run_job_here
 from modelhub.kinds.paraqd import DEFAULT_PRESET, PRESETS, ParaQDError, paraqd_train_start
-
-from ._jobs import run_job_here
 
 
 def positive_int(value: str) -> int:

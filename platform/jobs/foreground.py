@@ -1,4 +1,6 @@
-"""Shared by the ParaQD commands: run a job's task here and now, through the job state machine.
+"""A job in the foreground: every job-running management command (``generate``, ``train_paraqd``,
+``retrain``, ``calibrate``, ``scanning``...) runs its job's task here and now, through the job state
+machine (the embedded default's server runs them on a thread instead: ``background``).
 
 The command creates the job without queueing it and runs the task in this process (Celery's
 ``apply``), whether or not a broker is configured: the job row records progress and the result
@@ -13,8 +15,8 @@ from typing import TextIO
 from django.core.management.base import CommandError
 from django.db import connections
 
-from jobs.models import Job
-from jobs.services import task_named
+from .models import Job
+from .services import task_named
 
 
 def run_job_here(job: Job, task: str, *, stream: TextIO | None = None, every_s: float = 10.0) -> Job:
