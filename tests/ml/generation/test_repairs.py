@@ -1,5 +1,5 @@
 """Each repaired rule on hand-made sentences that used to break: they now come out right or are
-refused (labelled failures quoted in docs/results/generators.md)."""
+refused (labelled failures quoted in the runs of docs/results/handout.md and its git history)."""
 from __future__ import annotations
 
 import random
