@@ -16,6 +16,7 @@ from ml.generation import warm_up
 from modelhub.resources import generation_resources
 from paraphrases.generation import generate_run
 from paraphrases.handout import llm_warm_up, paraphrase_run
+from paraphrases.neural_gate import neural_gate_run
 
 from .common import COMMON, SHORT_LIMITS
 
@@ -32,6 +33,15 @@ def generate_job(self, job_id: int) -> None:
 def paraphrase_job(self, job_id: int) -> None:
     """Run ``paraphrase_variants`` for one pasted problem; the job's result is its answer."""
     job_run(job_id=job_id, body=paraphrase_run)
+
+
+@shared_task(name=tasks.NEURAL_GATE, **COMMON, **SHORT_LIMITS)
+def neural_gate_task(self, kind: str) -> None:
+    """Measure the handout gate of the active ``kind`` (STEAD/PAP) version (``neural_gate_run``).
+    The one task that takes no job id: a STEAD/PAP training job applies it in its own process once
+    it activated a version (``modelhub.kinds.seq2seq``), by name, so modelhub names no generation
+    service."""
+    neural_gate_run(kind=kind)
 
 
 @worker_process_init.connect

@@ -26,7 +26,7 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.progress import Progress
 from jobs.requests import JobRequest
-from jobs.services import job_create, job_enqueue
+from jobs.services import job_create, job_enqueue, task_named
 from ml.generation import GeneratorUnavailable, synonym_lookup
 from ml.noise import noise_resources
 from ml.seq2seq import load_text_model
@@ -35,7 +35,6 @@ from modelhub.artifacts import model_device
 from modelhub.models import ModelVersion
 from modelhub.resources import generation_resources
 from modelhub.selectors import modelversion_active
-from paraphrases.neural_gate import neural_gate_run
 
 from .base import TrainRequest
 from .paraqd import training_problems
@@ -225,7 +224,9 @@ def scanning_train_start(
 
 def scanning_train_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
     """The body of a STEAD/PAP training job: the kind trains (``TrainRequest``); an activated
-    version then meets the handout gate (``paraphrases.neural_gate``)."""
+    version then meets the handout gate (``paraphrases.neural_gate``), run here and now through its
+    task's name (``jobs.tasks.NEURAL_GATE``): the gate is the generation app's, which modelhub
+    does not import."""
 
     stored = Seq2SeqTrainRequest.from_params(job.params)
     request = TrainRequest(dataset_names=stored.datasets, preset=stored.preset, base=stored.base,
@@ -235,6 +236,6 @@ def scanning_train_run(*, job: Job, progress: Progress | None = None) -> dict[st
     if version.status == "active":
         if progress:
             progress(0.97, "handout gate: the judge reads what the new version writes")
-        neural_gate_run(kind=version.kind)
+        task_named(tasks.NEURAL_GATE).apply(kwargs={"kind": version.kind}, throw=True)
         version.refresh_from_db()
     return version_result(version)
