@@ -3,7 +3,8 @@ Table 7 inference noise; every output is stored as a ``stead`` candidate with it
 the active ParaQD, else the pretrained encoder); QF-PCF + PAMMR pick at most k per problem, marked
 ``selected_by="pammr"`` and queued for annotation. Those picks *are* the stored parallel corpus:
 browsable on the dataset's candidate page (generator ``stead``, selected only). The corpus goes
-through the generation app's public services (score, store, queue) like every other generator.
+through the generation app's services (score, store, queue) like every other generator's candidates:
+that app registers them in ``modelhub.generated``.
 """
 from __future__ import annotations
 
@@ -17,10 +18,9 @@ from ml.generation import GeneratedCandidate
 from ml.noise import apply_inference_noise
 from ml.pap import PapPair, select_parallel_corpus
 from ml.stead import stead_generate
+from modelhub.generated import candidate_services
 from modelhub.models import ModelVersion
-from paraphrases.candidates import candidates_queue, candidates_store
 from paraphrases.models import Candidate
-from paraphrases.selection import candidates_score
 
 from ..paraqd import paraqd_default_model
 from ..seq2seq import STEAD, Progress, noise_resources_for, scanning_preset, version_model, version_resolve
@@ -45,6 +45,7 @@ def pap_corpus_build(
     model = version_model(stead)
     resources = noise_resources_for([text for _, text in rows])
     scorer = paraqd_default_model()
+    services = candidate_services()
     pairs: list[tuple[int, str, str, str]] = []
     stats = {"problems": len(rows), "candidates": 0, "pairs": 0, "problems_covered": 0, "reused": 0}
     datasets = dict(Problem.objects.filter(pk__in=[pk for pk, _ in rows]).values_list("pk", "dataset_id"))
@@ -60,12 +61,12 @@ def pap_corpus_build(
             generated = [GeneratedCandidate(o.text, STEAD, o.prompt, {"combination": o.meta.get("combination", ""),
                                                                       "stead_version": stead.pk})
                          for o in outs]
-            scored = candidates_score(text, generated, scorer) if generated else []
+            scored = services.score(text, generated, scorer) if generated else []
             picked = select_parallel_corpus(text, [(s.text, s.prompt, s.scores) for s in scored],
                                             k=config.selected_per_problem)
             picked_texts = {p.target for p in picked}
             with transaction.atomic():
-                ids = candidates_store(pk, scored, scorer)
+                ids = services.store(pk, scored, scorer)
                 Candidate.objects.filter(pk__in=ids).update(model_version=stead)
                 for cid, item in zip(ids, scored):
                     if item.meta.get("combination"):
@@ -73,7 +74,7 @@ def pap_corpus_build(
                 chosen = [cid for cid, item in zip(ids, scored) if item.text in picked_texts]
                 Candidate.objects.filter(pk__in=chosen).update(selected_by=CORPUS_SELECTOR)
                 if queue and chosen:
-                    candidates_queue(dataset_rows[datasets[pk]], chosen)
+                    services.queue(dataset_rows[datasets[pk]], chosen)
             stats["candidates"] += len(scored)
             stored[pk] = [(cid, item.prompt, item.text) for cid, item in zip(ids, scored) if item.text in picked_texts]
         for pk, text in chunk:
