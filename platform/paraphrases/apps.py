@@ -6,6 +6,19 @@ class ParaphrasesConfig(AppConfig):
     verbose_name = "Paraphrases"
 
     def ready(self) -> None:
+        from dataclasses import replace
+
+        from ml.generation import get_generator, register
+        from ml.generation.llm import InstructLLMGenerator
+
+        from .handout import LLM_GENERATOR, llm_config
+
+        # The instruct LLM with the settings' threads and samples wherever it runs by name (the generate
+        # job, the forms), as the handout runs it.
+        generator = get_generator(LLM_GENERATOR)
+        if isinstance(generator, InstructLLMGenerator):
+            register(replace(generator, config=llm_config()), replace=True, default=False)
+
         from modelhub.generated import CandidateServices, candidate_services_register
 
         from .candidates import candidates_queue, candidates_store

@@ -19,7 +19,6 @@ The generators, metrics and selectors are pure ``ml`` code (``ml.generation``, `
 from __future__ import annotations
 
 import logging
-import statistics
 import time
 import zlib
 from collections import defaultdict
@@ -36,6 +35,7 @@ from jobs import tasks
 from jobs.models import Job
 from jobs.progress import Progress
 from jobs.requests import JobRequest
+from jobs.partial import job_partial
 from jobs.services import job_create, job_enqueue, job_log
 from ml.generation import GENERATORS, GenerationResources, available_generators, generate, get_generator, is_default
 from ml.selection import SELECTORS
@@ -202,9 +202,14 @@ def generation_run(
     progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
     max_problems: int | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
+    resume: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Generate, score, select and (with ``queue``) queue for annotation, for every problem of
-    ``dataset``. Returns the ``generate`` command's JSON (less ``job``):
+    ``dataset``. After each problem, ``checkpoint`` gets the run so far (done problem ids and
+    totals); ``resume``, such a checkpoint of an earlier attempt, skips the problems it did and goes
+    on from its totals, so a job whose worker was killed never generates a problem twice (an LLM's
+    sampled rewrites are not bit-identical from one process to the next). Returns the ``generate`` command's JSON (less ``job``):
     ``{"problems", "candidates", "selected", "queued", "passed" (candidates above the deciding judge's
     handout floor; all of them when ParaQD decides), "rejected_reasons", "by_generator": {name: {"n", "S", "D", "N",
     "PQI", "bleu_div", "wpd"}}, "refused": {name: count}, "failed": [...], "scorer", "select",
@@ -221,13 +226,15 @@ def generation_run(
     if log:
         log(f"generators: {', '.join(names)}; selector {selector}, {per_problem} per problem; σ from "
             f"{model.scorer_version}")
-    by_generator: dict[str, list[dict[str, float]]] = defaultdict(list)
-    refused: dict[str, int] = defaultdict(int)
-    failed: list[dict[str, Any]] = []
-    n_candidates = n_selected = n_queued = n_passed = 0
-    rejected: dict[str, int] = defaultdict(int)
+    state = _RunState.from_checkpoint(resume)
+    by_generator, refused, failed, rejected = state.by_generator, state.refused, state.failed, state.rejected
+    n_candidates, n_selected, n_queued, n_passed = state.n_candidates, state.n_selected, state.n_queued, state.n_passed
+    if log and state.done:
+        log(f"resuming: {len(state.done)} of {len(problems)} problems were done by an earlier attempt")
     last_note = 0.0
     for done, (problem_id, text, equation, answer) in enumerate(problems, start=1):
+        if problem_id in state.done:
+            continue
         try:
             generated, refusals = generate(names, text, problem_seed(seed, text), resources, gold=answer or None)
             for name in refusals:
@@ -240,6 +247,7 @@ def generation_run(
             failed.append({"problem": problem_id, "error": f"{type(exc).__name__}: {exc}"})
             if log:
                 log(f"problem {problem_id}: {type(exc).__name__}: {exc}")
+            state.done.add(problem_id)
             continue
         with transaction.atomic():
             ids = candidates_store(problem_id, scored, model, judged=judged)
@@ -254,7 +262,10 @@ def generation_run(
         for reason, count in judged.rejected_reasons.items():
             rejected[reason] += count
         for item in scored:
-            by_generator[item.generator].append(item.scores)
+            _add_scores(by_generator, item.generator, item.scores)
+        state.done.add(problem_id)
+        if checkpoint is not None:
+            checkpoint(state.to_checkpoint(n_candidates, n_selected, n_queued, n_passed))
         now = time.monotonic()
         if progress and (done == len(problems) or now - last_note > 2.0):
             last_note = now
@@ -266,7 +277,7 @@ def generation_run(
         "queued": n_queued,
         "passed": n_passed,
         "rejected_reasons": dict(sorted(rejected.items(), key=lambda t: -t[1])),
-        "by_generator": {name: _summary(rows) for name, rows in sorted(by_generator.items())},
+        "by_generator": {name: _summary(sums) for name, sums in sorted(by_generator.items())},
         "refused": dict(sorted(refused.items())),
         "failed": failed,
         "scorer": model.scorer_version,
@@ -275,12 +286,53 @@ def generation_run(
     }
 
 
-def _summary(rows: Sequence[dict[str, float]]) -> dict[str, Any]:
-    out: dict[str, Any] = {"n": len(rows)}
+def _add_scores(by_generator: dict[str, dict[str, Any]], generator: str, scores: dict[str, float]) -> None:
+    """Running sums of a generator's metrics (JSON-safe, so a checkpoint carries them)."""
+    sums = by_generator.setdefault(generator, {"n": 0, "sum": {}, "count": {}})
+    sums["n"] += 1
     for key in METRIC_KEYS:
-        values = [r[key] for r in rows if r.get(key) is not None]
-        out[key] = round(statistics.fmean(values), 4) if values else None
+        if scores.get(key) is not None:
+            sums["sum"][key] = sums["sum"].get(key, 0.0) + float(scores[key])
+            sums["count"][key] = sums["count"].get(key, 0) + 1
+
+
+def _summary(sums: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"n": sums["n"]}
+    for key in METRIC_KEYS:
+        count = sums["count"].get(key, 0)
+        out[key] = round(sums["sum"][key] / count, 4) if count else None
     return out
+
+
+@dataclass
+class _RunState:
+    """A generation run's totals so far, as a job checkpoints them (``Job.partial``)."""
+
+    done: set[int] = field(default_factory=set)
+    by_generator: dict[str, dict[str, Any]] = field(default_factory=dict)
+    refused: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    rejected: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    n_candidates: int = 0
+    n_selected: int = 0
+    n_queued: int = 0
+    n_passed: int = 0
+
+    @classmethod
+    def from_checkpoint(cls, data: dict[str, Any] | None) -> "_RunState":
+        if not data or "done" not in data:
+            return cls()
+        totals = data.get("totals", {})
+        return cls(done={int(i) for i in data["done"]}, by_generator=dict(data.get("by_generator", {})),
+                   refused=defaultdict(int, data.get("refused", {})), rejected=defaultdict(int, data.get("rejected", {})),
+                   failed=list(data.get("failed", [])), **{k: int(totals.get(k, 0)) for k in
+                                                           ("n_candidates", "n_selected", "n_queued", "n_passed")})
+
+    def to_checkpoint(self, n_candidates: int, n_selected: int, n_queued: int, n_passed: int) -> dict[str, Any]:
+        return {"done": sorted(self.done), "by_generator": self.by_generator, "refused": dict(self.refused),
+                "rejected": dict(self.rejected), "failed": self.failed,
+                "totals": {"n_candidates": n_candidates, "n_selected": n_selected, "n_queued": n_queued,
+                           "n_passed": n_passed}}
 
 
 def generate_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
@@ -292,5 +344,6 @@ def generate_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any
         dataset=job.dataset, generators=request.generators or None, select=request.select,
         per_problem=int(request.per_problem), queue=bool(request.queue), seed=int(request.seed), progress=progress,
         log=lambda line: job_log(job_id=job.pk, line=line), max_problems=request.max_problems,
+        checkpoint=lambda state: job_partial(job_id=job.pk, partial=state), resume=job.partial or None,
     )
     return {"job": job.pk, **result}

@@ -106,10 +106,10 @@ class GenerateJobTests(ParaQDSettingsMixin, TestCase):
         real = ml_generation.generate
         bad = self.problems[1].text
 
-        def flaky(names, text, seed, resources):
+        def flaky(names, text, seed, resources, **kwargs):
             if text == bad:
                 raise RuntimeError("model crashed")
-            return real(names, text, seed, resources)
+            return real(names, text, seed, resources, **kwargs)
 
         with mock.patch.object(ml_generation, "generate", flaky):
             job = self._run()
