@@ -1,5 +1,6 @@
 """The staff dashboard (/dashboard/): per-dataset progress, agreement, disagreements, the active
-ParaQD model's metrics, promotion gate and score distributions, and a retrain button.
+ParaQD model's metrics, promotion gate and score distributions, a retrain button, and the SCANNING
+form (``POST scanning/start/``: the whole STEAD → PAP → generation chain as one job).
 
 Reads come from the annotation selectors (progress, agreement, disagreements) and the modelhub
 selectors (versions); the score histogram is drawn here as inline SVG, no JavaScript library.
@@ -10,22 +11,25 @@ import math
 from typing import Any, Mapping
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
 from annotation.coverage import dataset_coverage, judged_gold
 from annotation.selectors import current_decision, dataset_agreement, dataset_progress, disagreement_summary
 from corpus.models import Dataset
+from jobs.views import job_started_message
 from modelhub.judging import decision_version
 from modelhub.kinds.paraqd import KIND as PARAQD_KIND
 from modelhub.kinds.paraqd import paraqd_threshold
+from modelhub.kinds.scanning import ScanningError, scanning_start
 from modelhub.selectors import model_warnings, modelversion_active, modelversion_list
 from paraphrases.models import Candidate
 from paraphrases.selectors import pqi_by_generator
@@ -309,6 +313,23 @@ def dashboard_page(request):
             "corpus": Candidate.objects.filter(generator="stead").exclude(selected_by="").count(),
         }
     return render(request, "dashboard/dashboard.html", context)
+
+
+@require_POST
+@login_required
+def scanning_start_page(request):
+    """The dashboard's SCANNING form: queue the whole chain as one job, then the jobs page."""
+    if not request.user.is_staff:
+        raise PermissionDenied("Generation is for staff.")
+    try:
+        job = scanning_start(dataset_names=[n for n in request.POST.getlist("datasets") if n],
+                             eval_dataset=request.POST.get("eval_dataset", ""),
+                             preset=request.POST.get("preset") or None, user=request.user)
+    except ScanningError as exc:
+        messages.error(request, f"SCANNING not started: {exc}")
+        return redirect(reverse("dashboard"))
+    messages.success(request, job_started_message(job, "SCANNING"))
+    return redirect(reverse("job-list"))
 
 
 def _deciding_warnings() -> list[str]:

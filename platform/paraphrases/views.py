@@ -16,7 +16,6 @@ from corpus.selectors import dataset_get
 from jobs.views import job_started_message
 
 from .generation import DEFAULT_PER_PROBLEM, MAX_PER_PROBLEM, generation_start, generator_catalog
-from .scanning import ScanningError, scanning_start
 from .selectors import LABEL_FILTERS, candidate_generators, candidate_pages, candidate_row, scores_by_id
 
 CANDIDATES_PER_PAGE = 60
@@ -96,23 +95,6 @@ def dataset_generate_page(request, dataset_id: int):
     else:
         messages.success(request, job_started_message(job, "Generation"))
     return redirect(reverse("dataset-candidates", args=[dataset.pk]))
-
-
-@require_POST
-@login_required
-def scanning_start_page(request):
-    """The dashboard's SCANNING form: queue the whole chain as one job, then the jobs page."""
-
-    _staff(request)
-    try:
-        job = scanning_start(dataset_names=[n for n in request.POST.getlist("datasets") if n],
-                             eval_dataset=request.POST.get("eval_dataset", ""),
-                             preset=request.POST.get("preset") or None, user=request.user)
-    except ScanningError as exc:
-        messages.error(request, f"SCANNING not started: {exc}")
-        return redirect(reverse("dashboard"))
-    messages.success(request, job_started_message(job, "SCANNING"))
-    return redirect(reverse("job-list"))
 
 
 @require_safe

@@ -5,13 +5,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.arguments import positive_int
 from core.errors import UserError
+from corpus.selectors import datasets_by_name
 from jobs import tasks
 from jobs.foreground import run_job_here
-from modelhub.kinds.paraqd import datasets_by_name
 from paraphrases.generation import DEFAULT_PER_PROBLEM, DEFAULT_SEED, generation_start
-
-from .train_paraqd import positive_int
 
 
 class Command(BaseCommand):

@@ -5,11 +5,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.arguments import positive_int
 from core.errors import UserError
 from paraphrases.generation import DEFAULT_SELECTOR
 from paraphrases.handout import paraphrase_variants
-
-from .train_paraqd import positive_int
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from modelhub.kinds.paraqd import ParaQDError, datasets_by_name
+from corpus.selectors import UnknownDataset, datasets_by_name
 from paraphrases.selectors import pqi_by_generator
 
 
@@ -25,7 +25,7 @@ class Command(BaseCommand):
     def handle(self, *args, dataset: str, generator: str, **options) -> None:
         try:
             (target,) = datasets_by_name([dataset])
-        except ParaQDError as exc:
+        except UnknownDataset as exc:
             raise CommandError(str(exc)) from exc
         result = pqi_by_generator(dataset=target, generator=generator or None)
         if generator and not result["by_generator"]:

@@ -7,16 +7,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.arguments import positive_int
 from jobs import tasks
 from jobs.foreground import run_job_here
 from modelhub.kinds.paraqd import DEFAULT_PRESET, PRESETS, ParaQDError, paraqd_train_start
-
-
-def positive_int(value: str) -> int:
-    """An argparse type: a whole number >= 1."""
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value!r}")
-    return int(value)
 
 
 def _positive_float(value: str) -> float:

@@ -6,15 +6,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.arguments import positive_int
 from jobs import tasks
 from jobs.foreground import run_job_here
 from modelhub.kinds.seq2seq import ScanningError, scanning_train_start
-
-
-def positive_int(value: str) -> int:
-    if not value.isdigit() or int(value) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value!r}")
-    return int(value)
 
 
 def positive_float(value: str) -> float:

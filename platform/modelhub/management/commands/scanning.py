@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from jobs import tasks
 from jobs.foreground import run_job_here
-from paraphrases.scanning import ScanningError, scanning_start
+from modelhub.kinds.scanning import ScanningError, scanning_start
 
 from ._scanning_args import add_training_arguments
 

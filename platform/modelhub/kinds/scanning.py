@@ -2,11 +2,13 @@
 score → QF-PCF → PAMMR → train PAP → generate on the evaluation dataset with STEAD, PAP, the
 rule-based generators and the baselines (the ``generate`` job's code), and the per-generator mean
 S, D, N, PQI. STEAD and PAP themselves are model kinds (``modelhub.kinds.stead``,
-``modelhub.kinds.pap``; what they share is ``modelhub.kinds.seq2seq``)."""
+``modelhub.kinds.pap``; what they share is ``modelhub.kinds.seq2seq``). The last step is the
+generation app's: the task hands ``scanning_run`` that app's ``generation_run`` as ``generate``
+(``workers/scanning.py``), so modelhub imports no generation service."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -16,12 +18,11 @@ from jobs.progress import scaled_progress
 from jobs.requests import JobRequest
 from jobs.services import job_create, job_enqueue
 from ml.generation import GENERATORS
-from modelhub.kinds.pap import pap_train_from_corpus
-from modelhub.kinds.seq2seq import Progress, ScanningError, check_preset, datasets_named, version_result
-from modelhub.kinds.stead import stead_train
 from modelhub.resources import generation_resources
 
-from .generation import generation_run
+from .pap import pap_train_from_corpus
+from .seq2seq import Progress, ScanningError, check_preset, datasets_named, version_result
+from .stead import stead_train
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -68,9 +69,12 @@ def scanning_start(
     return job
 
 
-def scanning_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any]:
+def scanning_run(
+    *, job: Job, generate: Callable[..., dict[str, Any]], progress: Progress | None = None
+) -> dict[str, Any]:
     """The chain (module docstring); the result holds both versions and, per generator, the mean
-    S, D, N, PQI, 1 − BLEU, WPD of its candidates on the evaluation dataset."""
+    S, D, N, PQI, 1 − BLEU, WPD of its candidates on the evaluation dataset. ``generate``: the
+    generation app's ``generation_run`` (``dataset``, ``generators``, ``progress`` in; its result out)."""
     request = ScanningRequest.from_params(job.params)
     names, evaluation = request.datasets, request.eval_dataset
     started = time.monotonic()
@@ -86,7 +90,7 @@ def scanning_run(*, job: Job, progress: Progress | None = None) -> dict[str, Any
                   if n != "instruct_llm" and g.unavailable_reason(resources) is None]
     if progress:
         progress(0.8, f"generating on {evaluation} with {', '.join(generators)}")
-    result = generation_run(dataset=datasets_named([evaluation])[0], generators=generators,
+    result = generate(dataset=datasets_named([evaluation])[0], generators=generators,
                             progress=scaled_progress(progress, 0.8, 1.0))
     return {
         "stead": version_result(stead), "pap": version_result(pap),

@@ -5,11 +5,10 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.arguments import positive_int
 from jobs import tasks
 from jobs.foreground import run_job_here
 from modelhub.kinds.paraqd import ParaQDError, datasets_by_name, paraqd_synthesize_start
-
-from .train_paraqd import positive_int
 
 
 class Command(BaseCommand):
