@@ -28,7 +28,6 @@ import hashlib
 import logging
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -37,6 +36,7 @@ from django.utils import timezone
 from jobs.progress import Progress
 from paraphrases.models import IMPORTED_PAIR_PREFIX, TEST_GENERATOR_PREFIX
 
+from .gold import GoldPair, GoldSplit
 from .kinds.base import GateMetric
 from .kinds.registry import get_kind
 from .selectors import human_gold_labels, modelversion_active
@@ -57,39 +57,6 @@ def heldout_bucket(candidate_id: int) -> int:
     """
     digest = hashlib.sha256(f"{HOLDOUT_SALT}:{int(candidate_id)}".encode()).hexdigest()
     return int(digest[:8], 16) % 100
-
-
-@dataclass(frozen=True)
-class GoldPair:
-    candidate_id: int
-    question: str
-    paraphrase: str
-    valid: bool
-    synthesized_test: bool
-
-
-@dataclass
-class GoldSplit:
-    heldout: list[GoldPair] = field(default_factory=list)
-    train_ids: list[int] = field(default_factory=list)  # candidate ids whose gold labels may be trained on
-    dataset_names: list[str] = field(default_factory=list)
-
-    @property
-    def heldout_ids(self) -> list[int]:
-        return [p.candidate_id for p in self.heldout]
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "rule": f"candidate id hash bucket < {settings.PARALAB_RETRAIN_HOLDOUT_PERCENT} of 100 (at least one, "
-                    "and one of each class that has two or more), plus every labelled synthesized test pair",
-            "percent": settings.PARALAB_RETRAIN_HOLDOUT_PERCENT,
-            "n": len(self.heldout),
-            "valid": sum(p.valid for p in self.heldout),
-            "invalid": sum(not p.valid for p in self.heldout),
-            "synthesized_test": sum(p.synthesized_test for p in self.heldout),
-            "train_gold": len(self.train_ids),
-            "datasets": self.dataset_names,
-        }
 
 
 def retrain_gold_split() -> GoldSplit:

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from django.db.models import QuerySet
 
     from jobs.models import Job
+    from modelhub.gold import GoldSplit
     from modelhub.models import ModelVersion
-    from modelhub.retraining import GoldSplit
 
 # (name in the gate report, path in the nested metrics dict, label for people); higher is better
 GateMetric = tuple[str, tuple[str, ...], str]
