@@ -13,6 +13,7 @@ from django.db.models.functions import Cast
 from annotation.models import AnnotationItem, GoldLabel
 from corpus.models import Dataset, Problem
 from corpus.text import pair_checks
+from modelhub.judging import decision, decision_version, handout_floor
 
 from .models import METRIC_KEYS, SCORE_COLUMNS, Candidate, Score
 
@@ -246,6 +247,26 @@ def variant_rows(*, dataset: Dataset, threshold: float, chunk_size: int = 2000, 
         if len(problem_ids) < chunk_size:
             return
         last = problem_ids[-1]
+
+
+def _variant_judge() -> dict[str, Any]:
+    """The deciding judge's line (``modelhub.judging``): a ParaQD version's calibrated cosine
+    threshold, or a numeracy-aware judge's handout floor (the probability a variant must exceed to
+    be handed out, chosen on validation labels for a target valid share) with its version id."""
+    judge = decision()
+    if judge.column == "paraqd":
+        return {"threshold": judge.threshold}
+    return {"threshold": handout_floor(decision_version()), "judge_version_id": judge.version_id}
+
+
+def variant_export_rows(dataset: Dataset, chunk_size: int):
+    """The ``variants`` export's rows: :func:`variant_rows` above the deciding judge's line."""
+    return variant_rows(dataset=dataset, chunk_size=chunk_size, **_variant_judge())
+
+
+def variant_export_count(dataset: Dataset) -> int:
+    """How many rows :func:`variant_export_rows` yields."""
+    return variant_queryset(dataset=dataset, **_variant_judge()).count()
 
 
 # --- scores per generator ---------------------------------------------------------------------

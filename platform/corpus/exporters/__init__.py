@@ -39,7 +39,9 @@ What each ``what`` writes (one row per object; JSONL keeps JSON types, CSV flatt
     every number kept (N = 1), above the deciding judge's line (a numeracy-aware judge's
     calibrated probability above its handout floor; a ParaQD cosine above its threshold, S above
     (threshold + 1) / 2) and not a copy of the problem (``status`` ``unreviewed``). Scores are each
-    candidate's newest complete score row (``paraphrases.selectors.variant_queryset``).
+    candidate's newest complete score row (``paraphrases.selectors.variant_queryset``). The
+    generation app reads these rows and registers them here when Django starts
+    (``export_source_register``): corpus imports neither it nor the judge.
 
 CSV cells: ``None`` is empty, booleans are ``true``/``false``, lists and dicts (``numbers``,
 ``metadata``, ``extra``) are JSON strings, datetimes ISO 8601. Any text cell starting with
@@ -74,7 +76,10 @@ from .common import (
     SQL_CHUNK_SIZE,
     WHATS,
     ExportError,
+    ExportSource,
     export_filename,
+    export_source,
+    export_source_register,
     export_validate,
     safe_filename,
 )
@@ -104,6 +109,7 @@ __all__ = [
     "SQL_CHUNK_SIZE",
     "WHATS",
     "ExportError",
+    "ExportSource",
     "csv_cell",
     "csv_escape",
     "csv_header",
@@ -118,6 +124,8 @@ __all__ = [
     "export_job_get",
     "export_job_path",
     "export_pieces",
+    "export_source",
+    "export_source_register",
     "export_stream",
     "export_validate",
     "json_default",

@@ -1,7 +1,10 @@
-"""What every part of an export shares: the exports offered, their columns, sizes and names."""
+"""What every part of an export shares: the exports offered, their columns, sizes and names, and
+the exports another app writes (``variants``: the generation app's, registered when Django starts)."""
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from django.core.exceptions import SuspiciousFileOperation
 from django.utils.text import get_valid_filename
@@ -38,6 +41,35 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "\0")
 
 class ExportError(UserError):
     """A bad export request (unknown ``what`` or format)."""
+
+
+@dataclass(frozen=True)
+class ExportSource:
+    """An export whose rows another app reads: its columns, ``rows(dataset, chunk_size)`` (dicts,
+    lazily) and ``count(dataset)``. ``variants`` is one: which variants are accepted is the deciding
+    judge's call, read by the generation app (``paraphrases.selectors``), which corpus does not import."""
+
+    fields: Sequence[str]
+    rows: Callable[[Dataset, int], Iterator[dict[str, Any]]]
+    count: Callable[[Dataset], int]
+
+
+_SOURCES: dict[str, ExportSource] = {}
+
+
+def export_source_register(what: str, source: ExportSource) -> None:
+    """Called by the app that reads ``what`` (one of ``WHATS``) when Django starts."""
+    if what not in WHATS:
+        raise ValueError(f"{what!r} is not one of the exports ({', '.join(WHATS)})")
+    _SOURCES[what] = source
+
+
+def export_source(what: str) -> ExportSource:
+    """The registered source of ``what``; RuntimeError when no app registered it (Django not set up)."""
+    try:
+        return _SOURCES[what]
+    except KeyError:
+        raise RuntimeError(f"no app registered the {what!r} export: the paraphrases app does when Django starts") from None
 
 
 def export_validate(*, what: str, fmt: str) -> None:

@@ -9,10 +9,17 @@ from datetime import date, datetime
 from typing import Any, Iterable, Iterator
 
 from paraphrases.models import Score
-from paraphrases.selectors import VARIANT_FIELDS
 
 from ..models import Dataset
-from .common import FORMULA_PREFIXES, LABEL_FIELDS, PARAPHRASE_FIELDS, PIECE_CHARS, PROBLEM_FIELDS, SCORE_FIELDS
+from .common import (
+    FORMULA_PREFIXES,
+    LABEL_FIELDS,
+    PARAPHRASE_FIELDS,
+    PIECE_CHARS,
+    PROBLEM_FIELDS,
+    SCORE_FIELDS,
+    export_source,
+)
 
 
 def csv_escape(value: str) -> str:
@@ -47,7 +54,7 @@ def csv_header(*, dataset: Dataset, what: str) -> tuple[list[str], list[str]]:
     if what == "labels":
         return list(LABEL_FIELDS), []
     if what == "variants":
-        return list(VARIANT_FIELDS), []
+        return list(export_source("variants").fields), []
     versions = list(
         Score.objects.filter(candidate__problem__dataset=dataset)
         .order_by("scorer_version")

@@ -11,12 +11,10 @@ from typing import Any, Callable, Iterator
 from django.db.models import QuerySet
 
 from annotation.models import GoldLabel, Label
-from modelhub.judging import decision, decision_version, handout_floor
 from paraphrases.models import Candidate, Score
-from paraphrases.selectors import variant_queryset, variant_rows
 
 from ..models import Dataset, Problem
-from .common import CHUNK_SIZE, PROBLEM_FIELDS, SCORE_FIELDS, WHATS, ExportError
+from .common import CHUNK_SIZE, PROBLEM_FIELDS, SCORE_FIELDS, WHATS, ExportError, export_source
 
 
 def _keyset_chunks(
@@ -137,18 +135,8 @@ def _label_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
             }
 
 
-def _variant_judge() -> dict[str, Any]:
-    """The deciding judge's line (``modelhub.judging``): a ParaQD version's calibrated cosine
-    threshold, or a numeracy-aware judge's handout floor (the probability a variant must exceed to
-    be handed out, chosen on validation labels for a target valid share) with its version id."""
-    judge = decision()
-    if judge.column == "paraqd":
-        return {"threshold": judge.threshold}
-    return {"threshold": handout_floor(decision_version()), "judge_version_id": judge.version_id}
-
-
 def _variant_rows(dataset: Dataset, chunk_size: int) -> Iterator[dict[str, Any]]:
-    return variant_rows(dataset=dataset, chunk_size=chunk_size, **_variant_judge())
+    return export_source("variants").rows(dataset, chunk_size)
 
 
 _ROWS = {"problems": _problem_rows, "paraphrases": _paraphrase_rows, "labels": _label_rows,
@@ -178,5 +166,5 @@ def export_count(*, dataset: Dataset, what: str) -> int:
             + GoldLabel.objects.filter(candidate__problem__dataset=dataset).count()
         )
     if what == "variants":
-        return variant_queryset(dataset=dataset, **_variant_judge()).count()
+        return export_source("variants").count(dataset)
     raise ExportError(f"what must be one of {', '.join(WHATS)}, got {what!r}")
