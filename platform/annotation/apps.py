@@ -6,4 +6,4 @@ class AnnotationConfig(AppConfig):
     verbose_name = "Annotation"
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401  (connects the label_count receivers)
+        from . import signals  # noqa: F401  (connects the label_count and labels-per-item receivers)

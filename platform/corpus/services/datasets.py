@@ -7,9 +7,8 @@ from typing import TYPE_CHECKING, Iterable
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from annotation.services import dataset_labels_per_item_apply
-
 from ..models import Dataset
+from ..signals import labels_per_item_changed
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
@@ -57,7 +56,8 @@ def dataset_update(
     """Change the given fields (the others stay); ``annotators`` replaces the member list.
 
     A new ``labels_per_item`` (k) applies to the dataset's existing items too, and their
-    agreement gold labels follow (an item agreed by 2 is no longer agreed when k becomes 3).
+    agreement gold labels follow (an item agreed by 2 is no longer agreed when k becomes 3): the
+    annotation app does that on ``corpus.signals.labels_per_item_changed``.
     """
     fields = []
     old_k = dataset.labels_per_item
@@ -74,7 +74,7 @@ def dataset_update(
     if annotators is not _UNSET:
         dataset.annotators.set(list(annotators))
     if labels_per_item is not _UNSET and labels_per_item != old_k:
-        dataset_labels_per_item_apply(dataset=dataset)
+        labels_per_item_changed.send(sender=Dataset, dataset=dataset)
     return dataset
 
 
