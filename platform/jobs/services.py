@@ -28,8 +28,8 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from core.errors import UserError
-from paralab.celery import app
 
+from .app import celery_app
 from .background import run_in_background
 from .models import Job
 
@@ -60,12 +60,13 @@ def job_create(
 
 
 def _eager() -> bool:
-    return bool(app.conf.task_always_eager)
+    return bool(celery_app().conf.task_always_eager)
 
 
 def task_named(name: str) -> Any:
     """The Celery task registered under ``name`` (the workers' task modules are imported on first
     use, so services name a task without importing ``workers``)."""
+    app = celery_app()
     if name not in app.tasks:
         for module in app.conf.imports:
             importlib.import_module(module)

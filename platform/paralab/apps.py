@@ -1,7 +1,8 @@
 from django.apps import AppConfig
 from django.db.backends.signals import connection_created
 
-from paralab.celery import log_execution_mode
+from jobs.app import celery_app_use
+from paralab.celery import app, log_execution_mode
 
 
 def _sqlite_wal(sender, connection, **kwargs) -> None:
@@ -18,4 +19,5 @@ class ParalabConfig(AppConfig):
 
     def ready(self) -> None:
         connection_created.connect(_sqlite_wal, dispatch_uid="paralab-sqlite-wal")
+        celery_app_use(app)  # jobs sends through the project's Celery app, which it does not import
         log_execution_mode()
