@@ -1,8 +1,12 @@
 """The direction of imports and the size of modules (DESIGN.md, "Layers", "Generation and model
 kinds"): read from the sources with ``ast``, so a violation fails here before it grows.
 
+- the apps stand in layers: ``core`` imports no other app; ``paraphrases`` imports no
+  ``modelhub.kinds`` module (it reads the judge through the judging port); ``modelhub`` imports
+  nothing of ``paraphrases`` but its models; and no two apps import each other beyond model
+  classes (``<app>.models``);
 - the kind registry imports no kind, and the generic modelhub modules import no
-  ``modelhub.kinds.<kind>`` and no ``paraphrases.scanning``;
+  ``modelhub.kinds.<kind>``;
 - no module imports another module's ``_private`` name;
 - no import circle among the platform's modules (counting function-level imports, leaving out
   ``if TYPE_CHECKING:`` blocks);
@@ -141,7 +145,7 @@ def test_the_registry_imports_no_kind():
     assert imported <= {"__future__", "modelhub.kinds.base"}, imported
 
 
-def test_generic_modelhub_modules_import_no_kind_and_no_scanning():
+def test_generic_modelhub_modules_import_no_kind():
     offenders = []
     for name, path in _sources("modelhub"):
         if name.count(".") != 1 or name.split(".")[1] not in GENERIC_MODELHUB:
@@ -150,8 +154,7 @@ def test_generic_modelhub_modules_import_no_kind_and_no_scanning():
             targets = [f"{module}.{n}" for n in names] or [module]
             for target in targets:
                 inside_kinds = target.startswith("modelhub.kinds.")
-                if (inside_kinds and not target.startswith(("modelhub.kinds.registry", "modelhub.kinds.base"))) \
-                        or target.startswith("paraphrases.scanning"):
+                if inside_kinds and not target.startswith(("modelhub.kinds.registry", "modelhub.kinds.base")):
                     offenders.append(f"{name}:{node.lineno} imports {target}")
     assert offenders == []
 
@@ -197,20 +200,71 @@ def test_the_torch_modules_do_import_torch_when_they_load():
         assert "torch" in top, module
 
 
-# Generation reads the judge through the judging port and the scoring model through
-# ``modelhub.scorer``; these modules name no model kind (the STEAD/PAP training of ``scanning`` and
-# the kind commands still do, until they move to modelhub).
-PORT_CLIENTS = ("paraphrases.handout", "paraphrases.selection", "paraphrases.candidates", "paraphrases.generation")
+# --- the apps' layers ------------------------------------------------------------------------
+# core < jobs < corpus < modelhub < annotation < paraphrases < paralab. A lower app reaches a
+# higher one only through a model class, a task's name, a signal, or what the higher app registers
+# when Django starts (modelhub.generated, corpus.exporters.export_source, jobs.app).
+
+
+def _app_imports(app: str) -> Iterator[tuple[str, int, str]]:
+    """(module, line, imported target) of every runtime import of ``app`` into another app."""
+    for name, path in _sources(app):
+        for node, module, names, _ in _imports(name, path):
+            for target in [f"{module}.{n}" for n in names] or [module]:
+                top = target.split(".")[0]
+                if top in APPS and top != app:
+                    yield name, node.lineno, target
+
+
+def _is_model_import(target: str) -> bool:
+    parts = target.split(".")
+    return len(parts) >= 2 and parts[1] == "models"
+
+
+def test_core_imports_no_other_app():
+    offenders = [f"{name}:{line} imports {target}" for name, line, target in _app_imports("core")]
+    assert offenders == []
+    # the floor is read: its modules are there and the apps above import them
+    assert {"core.errors", "core.fields", "core.permissions", "core.schema", "core.serializers"} <= \
+        {name for name, _ in _sources("core")}
+    assert any(target.startswith("core.") for _, _, target in _app_imports("modelhub"))
 
 
 def test_generation_reads_the_judge_through_the_port_and_names_no_kind():
-    offenders = []
-    for name, path in _sources("paraphrases"):
-        if name not in PORT_CLIENTS:
-            continue
-        for node, module, names, _ in _imports(name, path):
-            for target in [f"{module}.{n}" for n in names] or [module]:
-                if target.startswith("modelhub.kinds"):
-                    offenders.append(f"{name}:{node.lineno} imports {target}")
+    """paraphrases reads the judge through the judging port (``modelhub.judging``), the scoring
+    model through ``modelhub.scorer`` and the resources through ``modelhub.resources``; the kind
+    modules, their commands and SCANNING live in modelhub."""
+    into_modelhub = [(name, line, target) for name, line, target in _app_imports("paraphrases")
+                     if target.startswith("modelhub.")]
+    offenders = [f"{name}:{line} imports {target}" for name, line, target in into_modelhub
+                 if target.startswith("modelhub.kinds")]
     assert offenders == []
-    assert {name for name, _ in _sources("paraphrases")} >= set(PORT_CLIENTS)
+    assert any(target.startswith("modelhub.judging") for _, _, target in into_modelhub)  # the rule sees them
+
+
+def test_modelhub_imports_only_model_classes_from_the_generation_app():
+    """The kinds read candidates and scores (``paraphrases.models``); the candidate services, the
+    neural gate and the generate run reach them through a port, a task's name or the worker."""
+    into_paraphrases = [(name, line, target) for name, line, target in _app_imports("modelhub")
+                        if target.split(".")[0] == "paraphrases"]
+    offenders = [f"{name}:{line} imports {target}" for name, line, target in into_paraphrases
+                 if not _is_model_import(target)]
+    assert offenders == []
+    assert into_paraphrases  # modelhub does read the generation app's models: the rule sees them
+
+
+def test_no_two_apps_import_each_other_beyond_model_classes():
+    beyond: dict[tuple[str, str], list[str]] = {}
+    models_only: set[tuple[str, str]] = set()
+    for app in APPS:
+        for name, line, target in _app_imports(app):
+            pair = (app, target.split(".")[0])
+            if _is_model_import(target):
+                models_only.add(pair)
+            else:
+                beyond.setdefault(pair, []).append(f"{name}:{line} imports {target}")
+    offenders = {f"{a} <-> {b}": beyond[(a, b)] + beyond[(b, a)]
+                 for (a, b) in beyond if a < b and (b, a) in beyond}
+    assert offenders == {}
+    # the pairs that do import each other, one way through model classes only, are seen
+    assert any((b, a) in beyond for (a, b) in models_only - set(beyond))
