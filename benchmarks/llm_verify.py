@@ -117,23 +117,13 @@ def rows_of(work: Path) -> list[dict]:
 
 
 def batch(args: argparse.Namespace) -> None:
+    sys.path.insert(0, str(REPO))
+    from benchmarks.blind import make_blind_batch
+
     work = Path(args.work)
-    rng = random.Random(args.seed)
-    items = [{"original": r["problem"], "rewrite": r["rewrite"], "source": "candidate", "gold": ""}
-             for r in rows_of(work)]
-    test = list(csv.DictReader(open(DATA / "paraqd" / "AQUA_test.csv", newline="", encoding="utf-8")))
-    items += [{"original": r["question"], "rewrite": r["augmented"], "source": "aqua_test", "gold": r["final_label"]}
-              for r in rng.sample(test, CHECKS)]
-    rng.shuffle(items)
-    with (work / "blind_batch.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["id", "original", "rewrite"])
-        writer.writeheader()
-        writer.writerows({"id": i, "original": r["original"], "rewrite": r["rewrite"]} for i, r in enumerate(items))
-    with (work / "blind_key.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=["id", "source", "gold"])
-        writer.writeheader()
-        writer.writerows({"id": i, "source": r["source"], "gold": r["gold"]} for i, r in enumerate(items))
-    print(f"{len(items)} rows in {work / 'blind_batch.csv'}")
+    rows = [{"problem": r["problem"], "variant": r["rewrite"]} for r in rows_of(work)]
+    size = make_blind_batch(work, rows, seed=args.seed, checks=CHECKS)
+    print(f"{size} rows ({len(rows)} raw rewrites, {CHECKS} AQUA_test pairs) in {work / 'blind_batch.csv'}")
 
 
 def _valid(value: str) -> int:
