@@ -165,7 +165,7 @@ class RetrainTriggerTests(TestCase):
         entry = settings.CELERY_BEAT_SCHEDULE["retrain-check"]
         self.assertEqual(entry["task"], "paralab.retrain.check")
         self.assertNotIn("kwargs", entry)  # one entry checks every retrainable kind
-        self.assertEqual(set(retrain_check.apply().get()), {"paraqd", "pap"})
+        self.assertEqual(set(retrain_check.apply().get()), {"paraqd", "pap", "llm_gate"})
         self.assertEqual(entry["schedule"].total_seconds(), settings.PARALAB_RETRAIN_INTERVAL_S)
         app.loader.import_default_modules()
         self.assertIn("paralab.retrain.check", app.tasks)
