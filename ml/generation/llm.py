@@ -31,8 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import sacrebleu
-
 from ..llm import LLMConfig, LLMUnavailable, llm_unavailable_reason, load_llm
 from ..text.nlp import DEFAULT_SPACY_MODEL, parse
 from ..text.number_mentions import number_signature
@@ -72,6 +70,8 @@ def reword_score(original: str, rewrite: str) -> float:
     >>> reword_score("Tom has 3 apples.", "Tom has 3 apples.")
     0.0
     """
+    import sacrebleu  # heavy to import: only where a rewrite is measured (``import ml`` stays cheap)
+
     return max(0.0, round(1.0 - sacrebleu.sentence_bleu(rewrite, [original]).score / 100.0, 4))
 
 
