@@ -30,4 +30,4 @@ if ! echo "$sha256  $work/model.gguf" | sha256sum --check --status; then
     exit 1
 fi
 mv "$work/model.gguf" "$target"
-echo "llm-judge: $target ($(du -h "$target" | cut -f1)); set PARALAB_JUDGE_LLM=$target"
+echo "llm: $target ($(du -h "$target" | cut -f1)): the instruct LLM paraphrase rewords and re-solves with (PARALAB_LLM_DIR/FILE)"
